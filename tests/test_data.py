@@ -1,0 +1,115 @@
+"""Data tables: catalog look-ups, prices, published runs, corrupted files."""
+import csv
+import shutil
+
+import pytest
+
+import workbench
+from workbench import catalog, data, prices
+
+ISSUE_IDS = ["H100-SXM5-80GB", "A100-SXM4-80GB", "A100-SXM4-40GB", "H800-SXM5-80GB", "H200-SXM-141GB", "B200",
+             "MI300X", "TPUv4", "TPUv3", "V100-SXM2-32GB"]
+
+
+def test_catalog_has_every_reference_sku():
+    ids = set(catalog.gpu_ids())
+    assert set(ISSUE_IDS) <= ids
+    assert len(ids) == 26  # the 25 of shared/reference/accelerators.csv plus TPU v3
+
+
+def test_tpu_v3_peak():
+    assert catalog.peak_flops_per_s("TPUv3", "bf16") == 123e12
+
+
+def test_peaks_are_dense():
+    # NVIDIA quotes 1979 TFLOPS bf16 "with sparsity" for the H100 SXM; the dense peak is 989
+    assert catalog.peak_flops_per_s("H100-SXM5-80GB", "bf16") == 989e12
+    assert catalog.peak_flops_per_s("H100-SXM5-80GB", "fp8") == 1979e12
+
+
+@pytest.mark.parametrize("alias,expected", [
+    ("H100", "H100-SXM5-80GB"), ("h100", "H100-SXM5-80GB"), ("a100-80gb", "A100-SXM4-80GB"),
+    ("A100 SXM4 80GB", "A100-SXM4-80GB"), ("a100-sxm4-40gb", "A100-SXM4-40GB"), ("TPU v4", "TPUv4"),
+    ("tpuv3", "TPUv3"), ("V100 (variant unknown)", "V100-SXM2-32GB"), ("mi300x", "MI300X"), ("B200", "B200"),
+])
+def test_aliases(alias, expected):
+    assert workbench.resolve_gpu(alias) == expected
+
+
+def test_every_published_run_gpu_resolves():
+    for name in data.published_runs()["gpu"]:
+        assert workbench.resolve_gpu(name) in catalog.gpu_ids()
+
+
+def test_unknown_gpu_lists_closest_ids():
+    with pytest.raises(workbench.UnknownGpuError, match="closest: H100-SXM5-80GB") as error:
+        workbench.resolve_gpu("H1000")
+    assert isinstance(error.value, ValueError)
+
+
+def test_derived_reserved_prices_follow_their_discount():
+    table = prices.prices()
+    od = table[table["mode"] == "on_demand"].set_index(["sku", "provider"])["usd_per_gpu_hour"]
+    derived = table[table["basis"].str.startswith("derived: on_demand")]
+    assert len(derived) >= 20
+    for row in derived.itertuples():
+        discount = float(row.basis.split("(1 - ")[1].split(")")[0])
+        assert row.usd_per_gpu_hour == pytest.approx(od[(row.sku, row.provider)] * (1 - discount), abs=1e-4)
+
+
+def test_every_price_row_has_date_and_source():
+    table = prices.prices()
+    assert set(table["mode"]) == set(prices.PRICING_MODES)
+    assert (table["as_of"].str.len() > 0).all() and (table["source"].str.len() > 0).all()
+
+
+def test_median_price_hand_checked():
+    # on-demand H100 SXM offers: 2.40 2.69 2.71 3.20 3.85 3.99 3.99 5.95 6.88 10.9791 12.29 -> median 3.99
+    assert prices.lookup("H100-SXM5-80GB")[0] == pytest.approx(3.99)
+    ratio = prices.mode_ratios()["reserved_1y"]
+    assert prices.lookup("H100-SXM5-80GB", "reserved_1y")[0] == pytest.approx(3.99 * ratio)
+    assert 0.5 < ratio < 0.8 and prices.mode_ratios()["spot"] < 1
+
+
+def test_deepseek_reference_price():
+    assert prices.lookup("H800-SXM5-80GB")[0] == 2.0
+
+
+@pytest.fixture
+def corrupt_copy(tmp_path, monkeypatch):
+    for path in data.data_dir().glob("*.csv"):
+        shutil.copy(path, tmp_path / path.name)
+    monkeypatch.setenv(data.DATA_DIR_ENV, str(tmp_path))
+    for cached in (catalog.accelerators, catalog._names, prices.prices, data.published_runs):
+        cached.cache_clear()
+    yield tmp_path
+    for cached in (catalog.accelerators, catalog._names, prices.prices, data.published_runs):
+        cached.cache_clear()
+
+
+def _rewrite(path, edit):
+    rows = list(csv.reader(open(path, newline="")))
+    edit(rows)
+    with open(path, "w", newline="") as f:
+        csv.writer(f).writerows(rows)
+
+
+def test_bad_number_names_file_row_column(corrupt_copy):
+    path = corrupt_copy / "prices.csv"
+    _rewrite(path, lambda rows: rows[3].__setitem__(3, "cheap"))
+    with pytest.raises(data.DataFileError, match=r"prices.csv, row 4, column 'usd_per_gpu_hour': 'cheap' is not a number"):
+        prices.prices()
+
+
+def test_missing_column_is_named(corrupt_copy):
+    path = corrupt_copy / "accelerators.csv"
+    _rewrite(path, lambda rows: [r.pop(7) for r in rows])  # drop peak_bf16_dense_tflops
+    with pytest.raises(data.DataFileError, match=r"accelerators.csv, column 'peak_bf16_dense_tflops': missing column"):
+        catalog.accelerators()
+
+
+def test_duplicate_id_is_named(corrupt_copy):
+    path = corrupt_copy / "accelerators.csv"
+    _rewrite(path, lambda rows: rows.append(list(rows[1])))
+    with pytest.raises(data.DataFileError, match=r"accelerators.csv, row 28, column 'id': duplicate id 'V100-SXM2-32GB' \(first at row 2\)"):
+        catalog.accelerators()

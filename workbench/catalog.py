@@ -1,0 +1,86 @@
+"""The accelerator catalog (``data/accelerators.csv``): specifications and name look-up.
+
+Look-ups ignore case, spaces, dashes and parenthesised remarks, and accept the aliases listed in the
+catalog, so ``H100``, ``a100-80gb``, ``A100 SXM4 80GB`` and ``V100 (variant unknown)`` all resolve.
+"""
+from __future__ import annotations
+
+import difflib
+import re
+from functools import lru_cache
+
+import numpy as np
+import pandas as pd
+
+from .data import DataFileError, data_dir, read_table
+
+PRECISIONS = ("bf16", "fp16", "fp8")
+_NUMERIC = ("memory_gb", "mem_bandwidth_tbs", "peak_bf16_dense_tflops", "peak_fp16_dense_tflops",
+            "peak_fp8_dense_tflops", "peak_fp32_tflops", "tdp_w")
+
+
+class UnknownGpuError(ValueError):
+    """A GPU name that matches no catalog id or alias."""
+
+
+def _normalise(name: str) -> str:
+    name = re.sub(r"\(.*?\)", "", str(name))
+    return re.sub(r"[^0-9A-Z]", "", name.upper())
+
+
+@lru_cache(maxsize=None)
+def accelerators() -> pd.DataFrame:
+    """The catalog, one row per SKU, indexed by its stable id."""
+    table = read_table("accelerators.csv", numeric=_NUMERIC, required=("id", "generation", "source"), key="id")
+    return table.set_index("id", drop=False)
+
+
+@lru_cache(maxsize=None)
+def _names() -> dict[str, str]:
+    names: dict[str, str] = {}
+    table = accelerators()
+    for row_number, (gpu_id, aliases, name) in enumerate(zip(table["id"], table["aliases"], table["name"]), 2):
+        for alias in (gpu_id, name, *filter(None, aliases.split(";"))):
+            key = _normalise(alias)
+            if names.get(key, gpu_id) != gpu_id:
+                raise DataFileError(data_dir() / "accelerators.csv",
+                                    f"alias {alias!r} also names {names[key]}", row_number, "aliases")
+            names[key] = gpu_id
+    return names
+
+
+def gpu_ids() -> list[str]:
+    """Every SKU id in the catalog."""
+    return list(accelerators().index)
+
+
+def resolve_gpu(name: str) -> str:
+    """The catalog id for a SKU name or alias; :class:`UnknownGpuError` lists the closest ids if none."""
+    found = _names().get(_normalise(name))
+    if found is not None:
+        return found
+    close = difflib.get_close_matches(_normalise(name), list(_names()), n=8, cutoff=0.5)
+    ids = list(dict.fromkeys(_names()[c] for c in close))[:3] or gpu_ids()[:3]
+    raise UnknownGpuError(f"unknown GPU {name!r}; closest: {', '.join(ids)} (see `workbench gpus`)")
+
+
+def peak_flops_per_s(gpu, precision="bf16"):
+    """Dense peak throughput of ``gpu`` (catalog ids) in ``precision`` [FLOP/s].
+
+    Dense, not NVIDIA's 2:4-sparsity figures: MFU is defined against the dense peak (PaLM, App. B).
+    NaN where the datasheet gives no such figure. Broadcasts over arrays of ids and precisions.
+    """
+    table = accelerators()
+    gpu, precision = np.broadcast_arrays(np.asarray(gpu, dtype=object), np.asarray(precision, dtype=object))
+    out = np.empty(gpu.shape, dtype=float)
+    for g in np.unique(gpu):
+        for p in np.unique(precision[gpu == g]):
+            out[(gpu == g) & (precision == p)] = table.at[g, f"peak_{p}_dense_tflops"] * 1e12
+    return out if out.ndim else float(out)
+
+
+def spec(gpu, column: str):
+    """One catalog column (e.g. ``memory_gb``, ``tdp_w``, ``generation``) for ids ``gpu``; broadcasts."""
+    values = accelerators()[column]
+    out = values.reindex(np.ravel(np.asarray(gpu, dtype=object))).to_numpy()
+    return out.reshape(np.shape(gpu)) if np.ndim(gpu) else out[0]

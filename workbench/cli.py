@@ -1,0 +1,161 @@
+"""``workbench``: the command line.
+
+    workbench estimate [--params 70B --tokens 2T --gpu A100-SXM4-80GB ...] [--json]
+    workbench gpus [--json]
+    workbench validate [--json]
+
+Every scenario field is an option (``seq_len`` -> ``--seq-len``); options left out take the default
+scenario's values. Bad input exits with status 2 and one line on stderr.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+
+import numpy as np
+import pandas as pd
+
+from . import calibration, catalog, mfu, prices
+from .data import DataFileError
+from .estimate import estimate
+from .scenario import Scenario, ScenarioError, fields
+
+
+class UsageError(Exception):
+    """Bad command-line usage (reported in one line, exit status 2)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise UsageError(message)
+
+
+def _option(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="workbench", description="LLM Cost Workbench: what a training run costs, and why.")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    est = commands.add_parser("estimate", help="estimate a scenario (options default to Scenario())")
+    for f in fields().values():
+        unit = f" [{f.unit}]" if f.unit else ""
+        default = "empty" if f.default is None else f.default
+        est.add_argument(_option(f.name), dest=f.name, metavar="VALUE",
+                         help=f"{f.help}{unit} Allowed: {f.allowed()}. Default: {default}.")
+    est.add_argument("--json", action="store_true", help="print one JSON object")
+    gpus = commands.add_parser("gpus", help="the accelerator catalog")
+    gpus.add_argument("--json", action="store_true", help="print JSON")
+    val = commands.add_parser("validate", help="compare with published training runs")
+    val.add_argument("--json", action="store_true", help="print JSON")
+    return parser
+
+
+def _human(x: float, unit: str = "") -> str:
+    if not math.isfinite(x):
+        return "n/a"
+    for size, suffix in ((1e15, "P"), (1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")):
+        if abs(x) >= size:
+            return f"{x / size:,.2f}{suffix}{unit}"
+    return f"{x:,.2f}{unit}"
+
+
+def _print_estimate(est) -> None:
+    s = est.scenario
+    print(f"Scenario: {s.params:.3g} parameters on {s.tokens:.3g} tokens, seq_len {s.seq_len}, {s.gpu}, "
+          f"{s.pricing} pricing")
+    rows = [("Total cost", f"{est.total_cost_usd:,.0f} USD"),
+            ("Training compute", f"{est.training_flops:.3e} FLOP"),
+            ("GPU-hours", f"{est.gpu_hours:,.0f} GPU-h"),
+            ("GPUs", f"{est.n_gpus:,.0f}"),
+            ("Wall-clock", f"{est.wall_days:,.1f} days"),
+            ("MFU", f"{est.mfu:.3f}"),
+            ("Memory per GPU", f"{est.details['memory_bytes_per_gpu'] / 1e9:,.1f} GB of "
+                               f"{est.details['gpu_memory_bytes'] / 1e9:,.0f} GB "
+                               f"(fits from {est.details['min_gpus_to_fit']:,.0f} GPUs)")]
+    width = max(len(k) for k, _ in rows)
+    for key, value in rows:
+        print(f"  {key:<{width}}  {value}")
+    print("\nCost lines:")
+    table = est.lines[["stage", "category", "item", "quantity", "unit", "unit_cost_usd", "cost_usd"]].copy()
+    table["quantity"] = table["quantity"].map(lambda q: f"{q:,.1f}")
+    table["unit_cost_usd"] = table["unit_cost_usd"].map(lambda q: f"{q:,.4g}")
+    table["cost_usd"] = table["cost_usd"].map(lambda q: f"{q:,.0f}")
+    print(table.to_string(index=False))
+    print("\nFormulas and sources:")
+    for line in est.lines.itertuples():
+        print(f"  {line.stage}/{line.category}/{line.item}: {line.formula}; {line.source}")
+    if est.defaults_used:
+        print("\nDefaults used:")
+        for name, text in est.defaults_used.items():
+            print(f"  {name}: {text}")
+    for warning in est.warnings:
+        print(f"\nWarning: {warning}")
+
+
+def _cmd_estimate(args) -> None:
+    values = {name: getattr(args, name) for name in fields() if getattr(args, name) is not None}
+    est = estimate(Scenario(**values))
+    if args.json:
+        print(json.dumps(est.to_dict(), indent=2, allow_nan=False, default=_json_default))
+    else:
+        _print_estimate(est)
+
+
+def _json_default(x):
+    if isinstance(x, (np.floating, np.integer)):
+        return x.item()
+    raise TypeError(type(x).__name__)
+
+
+def _cmd_gpus(args) -> None:
+    table = catalog.accelerators()[["id", "vendor", "generation", "memory_gb", "peak_bf16_dense_tflops",
+                                    "peak_fp8_dense_tflops", "tdp_w"]].copy()
+    table["mfu_prior"] = mfu.default_mfu(table["id"].to_numpy())
+    offers = prices.prices()
+    on_demand = offers[offers["mode"] == "on_demand"].groupby("sku")["usd_per_gpu_hour"].median()
+    table["median_on_demand_usd"] = table["id"].map(on_demand)
+    if args.json:
+        print(table.to_json(orient="records", indent=2))
+        return
+    print(table.to_string(index=False, na_rep="-", float_format=lambda x: f"{x:g}"))
+    print("\nPeaks are dense TFLOPS; aliases and sources: data/accelerators.csv. Prices: data/prices.csv.")
+
+
+def _cmd_validate(args) -> None:
+    table = calibration.comparison()
+    summary = calibration.summary(table)
+    if args.json:
+        print(json.dumps({"runs": json.loads(table.to_json(orient="records")), "summary": summary}, indent=2))
+        return
+    shown = table[["name", "gpu", "reported_gpu_hours", "estimated_gpu_hours", "mfu_prior", "implied_mfu",
+                   "error", "error_leave_one_out", "error_epoch_0375"]].copy()
+    for column in ("error", "error_leave_one_out", "error_epoch_0375"):
+        shown[column] = shown[column].map(lambda e: "-" if pd.isna(e) else f"{e:+.1%}")
+    for column in ("reported_gpu_hours", "estimated_gpu_hours"):
+        shown[column] = shown[column].map(lambda h: "-" if pd.isna(h) else f"{h:,.0f}")
+    print(shown.to_string(index=False, float_format=lambda x: f"{x:.3f}", na_rep="-"))
+    print(f"\nMedian absolute error over {summary['runs']} runs with reported GPU-hours:")
+    print(f"  workbench default MFU prior:        {summary['median_abs_error']:.1%}")
+    print(f"  same, prior refitted leaving out:   {summary['median_abs_error_leave_one_out']:.1%}")
+    print(f"  6ND at constant MFU 0.375 (Epoch):  {summary['median_abs_error_epoch_0375']:.1%}")
+    print("MFU prior by generation (median, quartiles): workbench.mfu.prior_table()")
+    print(mfu.prior_table().to_string(float_format=lambda x: f"{x:.3f}"))
+
+
+def main(argv=None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        {"estimate": _cmd_estimate, "gpus": _cmd_gpus, "validate": _cmd_validate}[args.command](args)
+    except (UsageError, ScenarioError, DataFileError, ValueError) as error:
+        print(f"workbench: error: {error}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
