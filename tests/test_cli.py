@@ -1,0 +1,85 @@
+"""The command line, run as a user would (a subprocess of the installed entry point)."""
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+WORKBENCH = shutil.which("workbench") or ""
+
+
+def run(*args):
+    command = [WORKBENCH] if WORKBENCH else [sys.executable, "-m", "workbench.cli"]
+    return subprocess.run([*command, *args], capture_output=True, text=True, timeout=120)
+
+
+def test_llama2_70b_json_within_25_percent():
+    result = run("estimate", "--params", "70e9", "--tokens", "2e12", "--seq-len", "4096", "--gpu", "A100-SXM4-80GB",
+                 "--json")
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    for key in ("training_flops", "gpu_hours", "wall_days", "n_gpus", "mfu", "total_cost_usd", "lines"):
+        assert key in out
+    assert all({"stage", "category", "cost_usd"} <= set(line) for line in out["lines"])
+    assert abs(out["gpu_hours"] / 1_720_320 - 1) < 0.25
+
+
+def test_quantity_suffixes_and_all_options():
+    result = run("estimate", "--params", "70B", "--tokens", "2T", "--seq-len", "4k", "--gpu", "a100-80gb",
+                 "--active-params", "70B", "--n-gpus", "2048", "--mfu", "0.4", "--pricing", "on_demand",
+                 "--price-per-gpu-hour", "2.0", "--json")
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert out["n_gpus"] == 2048 and out["mfu"] == 0.4 and out["scenario"]["seq_len"] == 4000
+    assert out["total_cost_usd"] == pytest.approx(out["gpu_hours"] * 2.0)
+
+
+def test_no_options_answers_for_default_scenario():
+    from workbench import Scenario, estimate
+    result = run("estimate", "--json")
+    out = json.loads(result.stdout)
+    assert out["scenario"] == Scenario().to_dict()
+    assert out["total_cost_usd"] == pytest.approx(estimate().total_cost_usd)
+
+
+def test_readable_table_names_defaults_and_sources():
+    result = run("estimate")
+    assert result.returncode == 0
+    for text in ("Total cost", "GPU-hours", "Defaults used:", "mfu: ", "published runs", "data/prices.csv"):
+        assert text in result.stdout
+
+
+@pytest.mark.parametrize("args,expected", [
+    (["estimate", "--params", "abc"], "params='abc': is not a number"),
+    (["estimate", "--params", "-1"], "params=-1.0: is out of range"),
+    (["estimate", "--mfu", "nan"], "mfu='nan'"),
+    (["estimate", "--gpu", "H1000"], "closest: H100-SXM5-80GB"),
+    (["estimate", "--pricing", "free"], "pricing='free'"),
+    (["estimate", "--bogus", "1"], "unrecognized arguments: --bogus"),
+    (["estimate", "--seq-len", "1.5"], "seq_len=1.5: is not a whole number"),
+    (["frobnicate"], "invalid choice: 'frobnicate'"),
+    ([], "required"),
+])
+def test_bad_input_exits_2_with_one_line(args, expected):
+    result = run(*args)
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in result.stderr
+    assert expected in lines[0] and lines[0].startswith("workbench: error:")
+
+
+def test_gpus_lists_the_catalog():
+    result = run("gpus", "--json")
+    table = json.loads(result.stdout)
+    ids = {row["id"] for row in table}
+    assert {"H100-SXM5-80GB", "TPUv3", "MI300X"} <= ids
+    assert "H100-SXM5-80GB" in run("gpus").stdout
+
+
+def test_validate_prints_the_comparison():
+    result = run("validate")
+    assert result.returncode == 0
+    assert "Llama-2-70B" in result.stdout and "Median absolute error" in result.stdout
+    out = json.loads(run("validate", "--json").stdout)
+    assert out["summary"]["runs"] == 14
