@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 
 import numpy as np
@@ -51,15 +50,6 @@ def build_parser() -> argparse.ArgumentParser:
     val = commands.add_parser("validate", help="compare with published training runs")
     val.add_argument("--json", action="store_true", help="print JSON")
     return parser
-
-
-def _human(x: float, unit: str = "") -> str:
-    if not math.isfinite(x):
-        return "n/a"
-    for size, suffix in ((1e15, "P"), (1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")):
-        if abs(x) >= size:
-            return f"{x / size:,.2f}{suffix}{unit}"
-    return f"{x:,.2f}{unit}"
 
 
 def _print_estimate(est) -> None:
@@ -112,8 +102,8 @@ def _json_default(x):
 
 def _cmd_gpus(args) -> None:
     table = catalog.accelerators()[["id", "vendor", "generation", "memory_gb", "peak_bf16_dense_tflops",
-                                    "peak_fp8_dense_tflops", "tdp_w"]].copy()
-    table["mfu_prior"] = mfu.default_mfu(table["id"].to_numpy())
+                                    "peak_fp16_dense_tflops", "peak_fp8_dense_tflops", "tdp_w"]].copy()
+    table["mfu_prior"] = np.round(mfu.default_mfu(table["id"].to_numpy()), 3)
     offers = prices.prices()
     on_demand = offers[offers["mode"] == "on_demand"].groupby("sku")["usd_per_gpu_hour"].median()
     table["median_on_demand_usd"] = table["id"].map(on_demand)

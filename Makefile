@@ -1,0 +1,25 @@
+# Two entry points for a fresh machine (Python >= 3.10 with venv):
+#   make app   - install into .venv and run the main job
+#   make test  - install into .venv (with test extras) and run the whole test suite
+VENV ?= .venv
+PYTHON ?= python3
+BIN = $(VENV)/bin
+
+.PHONY: app test install clean
+
+$(BIN)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@
+
+install: $(BIN)/.installed
+
+app: install
+	$(BIN)/workbench estimate
+
+test: install
+	$(BIN)/python -m pytest
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis dist build
