@@ -32,7 +32,9 @@ def test_quantity_suffixes_and_all_options():
     assert result.returncode == 0, result.stderr
     out = json.loads(result.stdout)
     assert out["n_gpus"] == 2048 and out["mfu"] == 0.4 and out["scenario"]["seq_len"] == 4000
-    assert out["total_cost_usd"] == pytest.approx(out["gpu_hours"] * 2.0)
+    compute = [l for l in out["lines"] if (l["stage"], l["category"], l["item"]) == ("pretrain", "compute", "accelerator time")]
+    assert compute[0]["cost_usd"] == pytest.approx(out["gpu_hours"] * 2.0)
+    assert out["total_cost_usd"] == pytest.approx(sum(l["cost_usd"] for l in out["lines"]))
 
 
 def test_no_options_answers_for_default_scenario():
@@ -46,7 +48,9 @@ def test_no_options_answers_for_default_scenario():
 def test_readable_table_names_defaults_and_sources():
     result = run("estimate")
     assert result.returncode == 0
-    for text in ("Total cost", "GPU-hours", "Defaults used:", "mfu: ", "published runs", "data/prices.csv"):
+    for text in ("Total cost", "GPU-hours", "Defaults resolved for this scenario:", "mfu: ", "published runs",
+                 "data/prices.csv", "Sources of the defaults used", "gpu_failure_rate_per_day = 0.0004736",
+                 "Budget alerts", "Zero lines, and why:", "By stage (USD):"):
         assert text in result.stdout
 
 

@@ -10,7 +10,9 @@ from .catalog import UnknownGpuError, gpu_ids, resolve_gpu
 from .data import DataFileError
 from .estimate import Estimate, estimate
 from .scenario import SCHEMA_VERSION, Scenario, ScenarioError
+from .sensitivity import sensitivity
+from . import budget
 
-__all__ = ["Scenario", "ScenarioError", "estimate", "Estimate", "SCHEMA_VERSION", "resolve_gpu", "gpu_ids",
-           "UnknownGpuError", "DataFileError"]
+__all__ = ["Scenario", "ScenarioError", "estimate", "Estimate", "sensitivity", "budget", "SCHEMA_VERSION",
+           "resolve_gpu", "gpu_ids", "UnknownGpuError", "DataFileError"]
 __version__ = "0.1.0"

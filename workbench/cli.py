@@ -1,6 +1,7 @@
 """``workbench``: the command line.
 
     workbench estimate [--params 70B --tokens 2T --gpu A100-SXM4-80GB ...] [--json]
+    workbench sensitivity [same options as estimate] [--json]
     workbench gpus [--json]
     workbench validate [--json]
 
@@ -20,6 +21,7 @@ from . import calibration, catalog, mfu, prices
 from .data import DataFileError
 from .estimate import estimate
 from .scenario import Scenario, ScenarioError, fields
+from .sensitivity import sensitivity
 
 
 class UsageError(Exception):
@@ -47,47 +49,92 @@ def build_parser() -> argparse.ArgumentParser:
     est.add_argument("--json", action="store_true", help="print one JSON object")
     gpus = commands.add_parser("gpus", help="the accelerator catalog")
     gpus.add_argument("--json", action="store_true", help="print JSON")
+    sens = commands.add_parser("sensitivity", help="what moves the total most (same options as estimate)")
+    for f in fields().values():
+        sens.add_argument(_option(f.name), dest=f.name, metavar="VALUE", help=f"{f.help} Allowed: {f.allowed()}.")
+    sens.add_argument("--json", action="store_true", help="print JSON")
     val = commands.add_parser("validate", help="compare with published training runs")
     val.add_argument("--json", action="store_true", help="print JSON")
     return parser
 
 
 def _print_estimate(est) -> None:
-    s = est.scenario
+    s, d = est.scenario, est.details
     print(f"Scenario: {s.params:.3g} parameters on {s.tokens:.3g} tokens, seq_len {s.seq_len}, {s.gpu}, "
           f"{s.pricing} pricing")
-    rows = [("Total cost", f"{est.total_cost_usd:,.0f} USD"),
-            ("Training compute", f"{est.training_flops:.3e} FLOP"),
-            ("GPU-hours", f"{est.gpu_hours:,.0f} GPU-h"),
+    rows = [("Total cost", f"{est.total_cost_usd:,.0f} USD = {est.total_cost_usd * d['cny_per_usd']:,.0f} CNY "
+                           f"(at {d['cny_per_usd']:g} CNY/USD)"),
+            ("Pre-training compute", f"{est.training_flops:.3e} FLOP"),
+            ("Pre-training GPU-hours", f"{est.gpu_hours:,.0f} GPU-h at MFU {est.mfu:.3f}"),
             ("GPUs", f"{est.n_gpus:,.0f}"),
-            ("Wall-clock", f"{est.wall_days:,.1f} days"),
-            ("MFU", f"{est.mfu:.3f}"),
-            ("Memory per GPU", f"{est.details['memory_bytes_per_gpu'] / 1e9:,.1f} GB of "
-                               f"{est.details['gpu_memory_bytes'] / 1e9:,.0f} GB "
-                               f"(fits from {est.details['min_gpus_to_fit']:,.0f} GPUs)")]
+            ("Wall-clock", f"{est.wall_days:,.1f} days of pre-training compute; {d['training_days_total']:,.1f} days "
+                           "for all training stages with failures and checkpoints"),
+            ("Memory per GPU", f"{d['memory_bytes_per_gpu'] / 1e9:,.1f} GB of {d['gpu_memory_bytes'] / 1e9:,.0f} GB "
+                               f"(fits from {d['min_gpus_to_fit']:,.0f} GPUs)"),
+            ("Failures", f"{d['pretrain_interruptions']:,.1f} interruptions expected in pre-training (one every "
+                         f"{d['cluster_mtbf_hours']:,.1f} h); checkpoint every {d['checkpoint_interval_hours'] * 60:,.0f} min"),
+            ("Serving", f"{d['serving_gpus']:,.0f} GPUs, {d['serving_cost_per_month_usd']:,.0f} USD/month, "
+                        f"{d['serving_cost_per_million_tokens_usd']:,.3f} USD per million tokens "
+                        f"(included for {s.serving_months:g} months)")]
     width = max(len(k) for k, _ in rows)
     for key, value in rows:
         print(f"  {key:<{width}}  {value}")
+    print("\nBy stage (USD):  " + "   ".join(f"{k} {v:,.0f}" for k, v in est.totals("stage").items()))
+    print("Split (USD):     " + "   ".join(f"{k} {v:,.0f}" for k, v in est.totals("group").items()))
+    print("Fixed / elastic: " + "   ".join(f"{k} {v:,.0f}" for k, v in est.totals("cost_type").items()))
+    lines = est.lines
+    shown = lines[lines["cost_usd"] != 0]
     print("\nCost lines:")
-    table = est.lines[["stage", "category", "item", "quantity", "unit", "unit_cost_usd", "cost_usd"]].copy()
+    table = shown[["stage", "category", "item", "quantity", "unit", "unit_cost_usd", "cost_usd"]].copy()
     table["quantity"] = table["quantity"].map(lambda q: f"{q:,.1f}")
     table["unit_cost_usd"] = table["unit_cost_usd"].map(lambda q: f"{q:,.4g}")
     table["cost_usd"] = table["cost_usd"].map(lambda q: f"{q:,.0f}")
     print(table.to_string(index=False))
+    zero = lines[lines["cost_usd"] == 0]
+    if len(zero):
+        print("\nZero lines, and why:")
+        for line in zero.itertuples():
+            print(f"  {line.stage}/{line.category}/{line.item}: {line.source}")
     print("\nFormulas and sources:")
-    for line in est.lines.itertuples():
+    for line in shown.itertuples():
         print(f"  {line.stage}/{line.category}/{line.item}: {line.formula}; {line.source}")
+    from . import budget
+    alerts = budget.crossings(est)
+    basis = "budget_usd" if s.budget_usd is not None else "the plan's total (no budget_usd given)"
+    print(f"\nBudget alerts against {basis}:")
+    for row in alerts.itertuples():
+        when = f"day {row.day:,.1f}" if row.crossed else "not reached"
+        print(f"  {row.alert_percent:g} % = {row.threshold_usd:,.0f} USD: {when}")
     if est.defaults_used:
-        print("\nDefaults used:")
+        print("\nDefaults resolved for this scenario:")
         for name, text in est.defaults_used.items():
             print(f"  {name}: {text}")
+    print("\nSources of the defaults used (fields not given):")
+    changed = s.changes()
+    for f in fields().values():
+        if f.name not in changed and f.default is not None and f.source:
+            unit = f" {f.unit}" if f.unit else ""
+            print(f"  {f.name} = {f.default}{unit}: {f.source}")
     for warning in est.warnings:
         print(f"\nWarning: {warning}")
 
 
+def _scenario(args) -> Scenario:
+    return Scenario(**{name: getattr(args, name) for name in fields() if getattr(args, name) is not None})
+
+
+def _cmd_sensitivity(args) -> None:
+    table = sensitivity(_scenario(args))
+    if args.json:
+        print(table.to_json(orient="records", indent=2))
+        return
+    shown = table[["input", "unit", "base_value", "low_value", "high_value", "low_total_usd", "high_total_usd",
+                   "swing_usd"]]
+    print(shown.to_string(index=False, float_format=lambda x: f"{x:,.4g}"))
+
+
 def _cmd_estimate(args) -> None:
-    values = {name: getattr(args, name) for name in fields() if getattr(args, name) is not None}
-    est = estimate(Scenario(**values))
+    est = estimate(_scenario(args))
     if args.json:
         print(json.dumps(est.to_dict(), indent=2, allow_nan=False, default=_json_default))
     else:
@@ -138,7 +185,8 @@ def _cmd_validate(args) -> None:
 def main(argv=None) -> int:
     try:
         args = build_parser().parse_args(argv)
-        {"estimate": _cmd_estimate, "gpus": _cmd_gpus, "validate": _cmd_validate}[args.command](args)
+        {"estimate": _cmd_estimate, "sensitivity": _cmd_sensitivity, "gpus": _cmd_gpus,
+         "validate": _cmd_validate}[args.command](args)
     except (UsageError, ScenarioError, DataFileError, ValueError) as error:
         print(f"workbench: error: {error}", file=sys.stderr)
         return 2

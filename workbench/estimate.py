@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from . import catalog, compute, memory, mfu, prices, scaling
+from . import annotation, catalog, compute, failures, finetune, memory, mfu, operations, ownership, prices, scaling, serving, storage
 from .scenario import Scenario, fields
 
 LINE_COLUMNS = ("scenario", "stage", "category", "item", "quantity", "unit", "unit_cost_usd", "cost_usd",
@@ -55,11 +55,26 @@ class Estimate:
     defaults_used: dict = field(default_factory=dict)
     warnings: list = field(default_factory=list)
 
+    def totals(self, by: str = "stage") -> pd.Series | pd.DataFrame:
+        """Total cost [USD] by ``stage``, ``category``, ``cost_type`` or ``group`` (pretrain / finetune /
+        inference); for a batch, one column per scenario."""
+        lines = self.lines.assign(group=self.lines["stage"].map(STAGE_GROUPS))
+        order = {"stage": STAGES, "category": CATEGORIES, "group": ("pretrain", "finetune", "inference"),
+                 "cost_type": ("fixed", "elastic")}[by]
+        table = lines.pivot_table(index=by, columns="scenario", values="cost_usd", aggfunc="sum").reindex(order, fill_value=0.0)
+        return table[0].rename("cost_usd") if self.scenario.batch_size is None else table
+
     def to_dict(self) -> dict:
         """Plain-Python form (what ``workbench estimate --json`` prints)."""
         def plain(x):
             return x.tolist() if isinstance(x, np.ndarray) else x
         out = {name: plain(getattr(self, name)) for name in HEADLINE}
+        out["total_cost_cny"] = plain(self.total_cost_usd * self.details["cny_per_usd"])
+        if self.scenario.batch_size is None:
+            for by in ("stage", "group", "category", "cost_type"):
+                out[f"totals_by_{by}"] = {k: float(v) for k, v in self.totals(by).items()}
+            from . import budget  # budget builds on Estimate
+            out["budget_alerts"] = json.loads(budget.crossings(self).to_json(orient="records"))
         out["details"] = {k: plain(v) for k, v in self.details.items()}
         out["lines"] = json.loads(self.lines.to_json(orient="records"))
         out["defaults_used"] = self.defaults_used
@@ -86,12 +101,23 @@ def _broadcast_inputs(scenario: Scenario) -> dict[str, np.ndarray]:
     return out
 
 
-def _fill(value: np.ndarray, default: np.ndarray) -> np.ndarray:
+def _fill(value: np.ndarray, default) -> np.ndarray:
     return np.where(np.isnan(value), default, value)
+
+
+STAGES = ("pretrain", "sft", "preference", "evaluation", "inference")
+CATEGORIES = ("compute", "storage", "network", "annotation", "logging", "staff", "power", "failures",
+              "experiments", "redundancy")
+#: Which stages count as fine-tuning in the pretrain / finetune / inference split.
+STAGE_GROUPS = {"pretrain": "pretrain", "sft": "finetune", "preference": "finetune", "evaluation": "pretrain",
+                "inference": "inference"}
+_CLOUD_POWER = "0: electricity is included in the cloud GPU price (pricing is not self_hosted)"
+_CLOUD_OPS = "0: the cloud provider operates the hardware (pricing is not self_hosted)"
 
 
 def _model(x: dict[str, np.ndarray]) -> tuple[dict[str, np.ndarray], list[Line]]:
     """All figures and lines for broadcast inputs ``x``."""
+    self_hosted = x["pricing"] == "self_hosted"
     active = _fill(x["active_params"], x["params"])
     d_model = _fill(x["d_model"], compute.derived_d_model(active))
     n_layers = _fill(x["n_layers"], compute.derived_n_layers(d_model))
@@ -99,12 +125,12 @@ def _model(x: dict[str, np.ndarray]) -> tuple[dict[str, np.ndarray], list[Line]]
     prior = mfu.default_mfu(x["gpu"])
     mfu_used = _fill(x["mfu"], prior)
 
+    # -- pre-training compute and cluster size
     flops = compute.training_flops(active, x["tokens"], x["seq_len"], d_model, n_layers)
     attention = compute.attention_training_flops(x["tokens"], x["seq_len"], d_model, n_layers)
     hardware_flops = flops + compute.recompute_flops(active, x["tokens"], x["seq_len"], d_model, n_layers,
                                                      x["recompute"])
     hours = compute.gpu_hours(flops, peak, mfu_used)
-
     memory_bytes = catalog.spec(x["gpu"], "memory_gb").astype(float) * 1e9
     activations = memory.activation_bytes(x["seq_len"], d_model, n_layers, x["micro_batch_size"], x["recompute"],
                                           x["tensor_parallel"], compute.HEAD_DIM)
@@ -112,19 +138,195 @@ def _model(x: dict[str, np.ndarray]) -> tuple[dict[str, np.ndarray], list[Line]]
                                       x["tensor_parallel"], x["usable_memory_fraction"])
     per_node = x["gpus_per_node"]
     min_nodes_gpus = np.where(np.isfinite(min_gpus), np.ceil(min_gpus / per_node) * per_node, per_node)
-    sized = np.maximum(compute.gpus_for_duration(hours, x["target_days"], per_node), min_nodes_gpus)
-    n_gpus = _fill(x["n_gpus"], sized)
+    n_gpus = _fill(x["n_gpus"], np.maximum(compute.gpus_for_duration(hours, x["target_days"], per_node),
+                                           min_nodes_gpus))
     days = compute.wall_days(hours, n_gpus)
     states = memory.model_state_bytes(x["params"], n_gpus, x["zero_stage"], x["tensor_parallel"])
 
+    # -- price of a GPU-hour: rented, or bought and amortised
     price = np.array(x["price_per_gpu_hour"], dtype=float)
     price_source = np.full(price.shape, "price_per_gpu_hour given by the user", dtype=object)
-    looked_up = np.isnan(price)
-    if looked_up.any():
-        price[looked_up], price_source[looked_up] = prices.price_per_gpu_hour(
-            x["gpu"][looked_up], x["pricing"][looked_up], x["provider"][looked_up])
+    rented = np.isnan(price) & ~self_hosted
+    if rented.any():
+        price[rented], price_source[rented] = prices.price_per_gpu_hour(
+            x["gpu"][rented], x["pricing"][rented], x["provider"][rented])
+    purchase = _fill(x["gpu_purchase_usd"], _hardware_price(x["gpu"]))
+    owned = np.isnan(price) & self_hosted
+    amortised = ownership.amortised_usd_per_gpu_hour(purchase, x["server_share"], x["interconnect_share"],
+                                                     x["useful_life_years"])
+    price = np.where(owned, amortised, price)
+    price_source = np.where(owned, "self-hosted: purchase x (1 + server_share + interconnect_share) / "
+                                   "(useful_life_years x 8766 h) (Cottier et al. 2024)", price_source)
+    cost_type = np.where((x["pricing"] == "on_demand") | (x["pricing"] == "spot"), "elastic", "fixed")
 
-    n_opt, d_opt = scaling.compute_optimal(6.0 * active * x["tokens"], scaling.DEFAULT_LAW)
+    # -- post-training compute on the same cluster
+    sft_tokens = x["sft_examples"] * x["sft_tokens_per_example"] * x["sft_epochs"]
+    sft_hours = compute.gpu_hours(finetune.sft_flops(active, sft_tokens, x["sft_trainable_fraction"], x["seq_len"],
+                                                     d_model, n_layers), peak, mfu_used)
+    rm_params = _fill(x["reward_model_params"], active)
+    rm_d_model = compute.derived_d_model(rm_params)
+    rm_tokens = x["preference_pairs"] * x["preference_tokens_per_pair"] * x["reward_model_epochs"]
+    rm_hours = compute.gpu_hours(compute.training_flops(rm_params, rm_tokens, x["seq_len"], rm_d_model,
+                                                        compute.derived_n_layers(rm_d_model)), peak, mfu_used)
+    rollout_tokens = x["rl_prompts"] * x["rl_samples_per_prompt"] * x["rl_tokens_per_sample"]
+    rollout_hours = compute.gpu_hours(finetune.forward_flops(active, rollout_tokens), peak, x["rollout_mfu"])
+    update_hours = compute.gpu_hours(finetune.policy_update_flops(active, rm_params, rollout_tokens), peak, mfu_used)
+    eval_tokens = x["eval_checkpoints"] * x["eval_tokens_per_checkpoint"]
+    eval_hours = compute.gpu_hours(finetune.forward_flops(active, eval_tokens), peak, mfu_used)
+
+    # -- failures and checkpoints (one interval for the cluster, applied to every training stage)
+    checkpoint_bytes = storage.checkpoint_bytes(x["params"], x["checkpoint_bytes_per_param"])
+    node_reclaims = np.where(x["pricing"] == "spot", x["spot_interruptions_per_node_month"] / failures.DAYS_PER_MONTH, 0.0)
+    interruptions_per_day = failures.cluster_interruptions_per_day(n_gpus, x["gpu_failure_rate_per_day"],
+                                                                   n_gpus / per_node, node_reclaims)
+    cluster_mtbf = failures.mtbf_hours(interruptions_per_day)
+    write_hours = failures.checkpoint_write_hours(checkpoint_bytes, n_gpus, x["checkpoint_write_gb_per_s_per_gpu"])
+    interval = _fill(x["checkpoint_interval_hours"], failures.young_daly_interval_hours(write_hours, cluster_mtbf))
+    restart_hours = x["restart_minutes"] / 60.0
+
+    def overhead(stage_hours):
+        return failures.overhead(stage_hours / n_gpus, n_gpus, interruptions_per_day, interval, write_hours,
+                                 restart_hours)
+
+    stage_compute = {"pretrain": hours, "sft": sft_hours, "preference": rm_hours + rollout_hours + update_hours,
+                     "evaluation": eval_hours}
+    stage_overhead = {stage: overhead(h) for stage, h in stage_compute.items() if stage != "evaluation"}
+    stage_gpu_hours = {stage: h + (stage_overhead[stage]["lost_gpu_hours"] + stage_overhead[stage]["checkpoint_gpu_hours"]
+                                   if stage in stage_overhead else 0.0) for stage, h in stage_compute.items()}
+    stage_days = {stage: h / n_gpus / 24.0 for stage, h in stage_gpu_hours.items()}
+    training_days = sum(stage_days.values())
+    staff_months = _fill(x["staff_months"], training_days / operations.DAYS_PER_MONTH)
+
+    # -- serving
+    throughput = _fill(x["serving_tokens_per_second_per_gpu"],
+                       serving.tokens_per_second_per_gpu(peak, x["serving_mfu"], active))
+    replica_gpus = serving.gpus_per_replica(x["params"], memory_bytes, x["usable_memory_fraction"])
+    tokens_per_request = x["input_tokens_per_request"] + x["output_tokens_per_request"]
+    serve_gpus = serving.serving_gpus(x["requests_per_day"], tokens_per_request, x["peak_to_average"], throughput,
+                                      replica_gpus, x["min_replicas"])
+    serve_month_usd = serve_gpus * serving.HOURS_PER_MONTH * price
+    month_tokens = serving.tokens_per_month(x["requests_per_day"], tokens_per_request)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        usd_per_million = np.where(month_tokens > 0, serve_month_usd / (month_tokens / 1e6), np.nan)
+    serve_hours = serve_gpus * serving.HOURS_PER_MONTH * x["serving_months"]
+
+    # -- lines
+    dataset = storage.dataset_bytes(x["tokens"], x["bytes_per_token"])
+    run_months = stage_days["pretrain"] / operations.DAYS_PER_MONTH
+    tdp_kw = catalog.spec(x["gpu"], "tdp_w").astype(float) / 1000.0
+    kwh_per_gpu_hour = ownership.energy_kwh(1.0, tdp_kw * 1000.0, x["server_power_factor"], x["power_utilisation"],
+                                            x["pue"])
+    power_price = np.where(self_hosted, x["usd_per_kwh"], 0.0)
+    power_source = np.where(self_hosted, "TDP x server_power_factor x power_utilisation x PUE (Cottier et al. 2024)",
+                            _CLOUD_POWER)
+    ops_fte = np.where(self_hosted, n_gpus / 1000.0 * x["ops_fte_per_1000_gpus"], 0.0)
+    ops_source = np.where(self_hosted, "ops_fte_per_1000_gpus x n_gpus / 1000 x stage months", _CLOUD_OPS)
+    host_price = price * x["host_overhead_fraction"]
+    host_source = np.where(x["host_overhead_fraction"] > 0, "host_overhead_fraction x GPU price",
+                           "0: the GPU price includes the host CPU, RAM and disk (host_overhead_fraction = 0)")
+    lines: list[Line] = []
+
+    def compute_line(stage, item, gpu_h, formula):
+        lines.append(Line(stage, "compute", item, gpu_h, "GPU-h", price, cost_type, formula, price_source))
+
+    def training_overheads(stage, stage_hours):
+        """Host share, failures, logging, staff and power lines of a training stage."""
+        lines.append(Line(stage, "compute", "host CPU share", stage_hours, "GPU-h", host_price, cost_type,
+                          "GPU-h x price x host_overhead_fraction", host_source))
+        if stage in stage_overhead:
+            o = stage_overhead[stage]
+            lines.append(Line(stage, "failures", "lost work and restarts", o["lost_gpu_hours"], "GPU-h", price,
+                              cost_type, "interruptions x (interval/2 + restart) x n_gpus; interruptions = wall h x "
+                              "n_gpus x failure rate (+ spot reclaims)",
+                              f"failure rate default: Llama 3 (419 interruptions, 54 days, 16,384 GPUs); "
+                              f"interval: Young/Daly sqrt(2 x write time x MTBF) unless given"))
+            lines.append(Line(stage, "failures", "checkpoint writes", o["checkpoint_gpu_hours"], "GPU-h", price,
+                              cost_type, "wall h / interval x write time x n_gpus (all GPUs wait)",
+                              "write time = checkpoint bytes / (n_gpus x checkpoint_write_gb_per_s_per_gpu)"))
+        total_hours = stage_gpu_hours[stage]
+        lines.append(Line(stage, "logging", "logs and metrics",
+                          operations.log_gb_months(total_hours / 24.0, x["log_gb_per_gpu_day"], x["log_retention_days"],
+                                                   x["log_sampling_ratio"]),
+                          "GB-month", x["log_usd_per_gb_month"], "elastic",
+                          "GPU-days x GB/GPU-day x sampling x retention days / 30.4", "log_usd_per_gb_month"))
+        months = staff_months * stage_days[stage] / np.where(training_days > 0, training_days, 1.0)
+        lines.append(Line(stage, "staff", "project team", operations.fte_months(x["staff_fte"], months), "FTE-month",
+                          x["staff_usd_per_month"], "fixed", "staff_fte x months (the stage's share of staff_months)",
+                          "staff_usd_per_month: ~200k USD salary x 1.5 overheads / 12 (planning assumption)"))
+        lines.append(Line(stage, "staff", "data-centre operations",
+                          operations.fte_months(ops_fte, stage_days[stage] / operations.DAYS_PER_MONTH), "FTE-month",
+                          x["staff_usd_per_month"], "fixed", "ops FTE x stage months", ops_source))
+        lines.append(Line(stage, "power", "electricity", total_hours * kwh_per_gpu_hour, "kWh", power_price, "elastic",
+                          "GPU-h x TDP x server factor x utilisation x PUE", power_source))
+
+    # pre-training
+    compute_line("pretrain", "accelerator time", hours, "6·N_active·D·(1 + s/(12·d_model)) / (peak FLOP/s × MFU × 3600)")
+    training_overheads("pretrain", hours)
+    experiment_share = x["experiment_fraction"] + x["ablation_runs"] * x["ablation_run_fraction"]
+    lines.append(Line("pretrain", "experiments", "trial-and-error and ablation runs", hours * experiment_share, "GPU-h",
+                      price, cost_type, "pre-training GPU-h x (experiment_fraction + ablation_runs x ablation_run_fraction)",
+                      "LLaMA 1 development used ~3.4x the GPU-h of its final models (Touvron et al. 2023)"))
+    storage_items = [
+        ("corpus on parallel file system", storage.gb_months(dataset, run_months), x["hot_storage_usd_per_gb_month"],
+         "corpus bytes x run months", "hot tier"),
+        ("corpus copies in object storage", storage.gb_months(dataset * x["dataset_copies"], x["retention_months"]),
+         x["object_storage_usd_per_gb_month"], "corpus bytes x dataset_copies x retention_months", "object tier"),
+        ("checkpoints on parallel file system", storage.gb_months(checkpoint_bytes * x["checkpoints_kept_hot"], run_months),
+         x["hot_storage_usd_per_gb_month"], "checkpoint bytes x checkpoints_kept_hot x run months", "hot tier"),
+        ("checkpoints in object storage",
+         storage.gb_months(checkpoint_bytes * x["checkpoints_kept_object"], x["retention_months"]),
+         x["object_storage_usd_per_gb_month"], "checkpoint bytes x checkpoints_kept_object x retention_months", "object tier"),
+        ("final checkpoint and corpus in archive", storage.gb_months(checkpoint_bytes + dataset, x["archive_months"]),
+         x["archive_storage_usd_per_gb_month"], "(checkpoint + corpus bytes) x archive_months", "archive tier"),
+    ]
+    for item, gb_month, unit_price, formula, tier in storage_items:
+        lines.append(Line("pretrain", "storage", item, gb_month, "GB-month", unit_price, "elastic",
+                          f"{formula}; corpus = tokens x bytes_per_token, checkpoint = params x checkpoint_bytes_per_param",
+                          f"{tier} price per GB-month (shared/reference/prices.md)"))
+    lines.append(Line("pretrain", "network", "corpus ingest", dataset / 1e9, "GB", x["ingest_usd_per_gb"], "elastic",
+                      "corpus bytes x ingest price",
+                      np.where(x["ingest_usd_per_gb"] > 0, "ingest_usd_per_gb",
+                               "0: inbound transfer to the major clouds is not charged (ingest_usd_per_gb = 0)")))
+    lines.append(Line("pretrain", "network", "cross-region checkpoint sync",
+                      checkpoint_bytes * x["checkpoints_kept_object"] * x["cross_region_copies"] / 1e9, "GB",
+                      x["cross_region_usd_per_gb"], "elastic", "checkpoint bytes x checkpoints_kept_object x cross_region_copies",
+                      "commonly used inter-region rate, unverified (shared/reference/prices.md)"))
+    lines.append(Line("pretrain", "network", "model weights egress", 2.0 * x["params"] * x["model_downloads"] / 1e9, "GB",
+                      x["egress_usd_per_gb"], "elastic", "2 bytes x params x model_downloads",
+                      "commonly used internet egress rate, unverified (shared/reference/prices.md)"))
+    # supervised fine-tuning
+    compute_line("sft", "accelerator time", sft_hours, "(4 + 2·trainable_fraction)·N·D_sft + attention; D_sft = examples × tokens × epochs")
+    training_overheads("sft", sft_hours)
+    _annotation_lines(lines, "sft", "SFT examples", x["sft_examples"], x["sft_usd_per_example"], x, "sft_usd_per_example")
+    # preference tuning
+    compute_line("preference", "reward model training", rm_hours, "6·N_rm·D_rm + attention; D_rm = pairs × tokens × epochs")
+    compute_line("preference", "rollout generation", rollout_hours,
+                 "2·N·T / (peak × rollout_mfu); T = prompts × samples × tokens")
+    compute_line("preference", "policy updates", update_hours, "(8·N + 2·N_rm)·T / (peak × MFU)")
+    training_overheads("preference", stage_compute["preference"])
+    _annotation_lines(lines, "preference", "preference comparisons", x["preference_pairs"], x["preference_usd_per_pair"], x,
+                      "preference_usd_per_pair: AlpacaEval 0.30 USD per comparison")
+    # evaluation
+    compute_line("evaluation", "benchmark runs", eval_hours, "2·N × eval_tokens_per_checkpoint × eval_checkpoints / (peak × MFU)")
+    lines.append(Line("evaluation", "power", "electricity", eval_hours * kwh_per_gpu_hour, "kWh", power_price, "elastic",
+                      "GPU-h x TDP x server factor x utilisation x PUE", power_source))
+    # serving
+    lines.append(Line("inference", "compute", "serving GPUs", serve_hours, "GPU-h", price, cost_type,
+                      "serving GPUs x 730.5 h x serving_months; GPUs = peak tokens/s / (tokens/s/GPU), whole replicas",
+                      np.where(x["serving_months"] > 0, price_source, "0: no serving horizon (serving_months = 0)")))
+    lines.append(Line("inference", "power", "electricity", serve_hours * kwh_per_gpu_hour, "kWh", power_price, "elastic",
+                      "GPU-h x TDP x server factor x utilisation x PUE", power_source))
+    lines.append(Line("inference", "staff", "data-centre operations",
+                      operations.fte_months(np.where(self_hosted, serve_gpus / 1000.0 * x["ops_fte_per_1000_gpus"], 0.0),
+                                            x["serving_months"]),
+                      "FTE-month", x["staff_usd_per_month"], "fixed", "ops FTE x serving_months", ops_source))
+    # redundancy: a visible contingency on each stage
+    for stage in STAGES:
+        subtotal = sum(line.cost_usd for line in lines if line.stage == stage)
+        lines.append(Line(stage, "redundancy", "engineering redundancy", subtotal, "USD", x["redundancy_factor"] - 1.0,
+                          "fixed", "(redundancy_factor - 1) x the stage's other lines",
+                          "planning guides: redundancy factor typically 1.2-1.5"))
+
     figures = {
         "training_flops": flops, "gpu_hours": hours, "wall_days": days, "n_gpus": n_gpus, "mfu": mfu_used,
         "active_params": active, "d_model": d_model, "n_layers": n_layers, "peak_flops_per_s": peak,
@@ -133,24 +335,45 @@ def _model(x: dict[str, np.ndarray]) -> tuple[dict[str, np.ndarray], list[Line]]
         "model_state_bytes_per_gpu": states, "activation_bytes_per_gpu": activations,
         "memory_bytes_per_gpu": states + activations, "min_gpus_to_fit": min_gpus,
         "tokens_per_param": scaling.tokens_per_param(active, x["tokens"]),
-        "compute_optimal_params": n_opt, "compute_optimal_tokens": d_opt,
+        "compute_optimal_params": scaling.compute_optimal(6.0 * active * x["tokens"], scaling.DEFAULT_LAW)[0],
+        "compute_optimal_tokens": scaling.compute_optimal(6.0 * active * x["tokens"], scaling.DEFAULT_LAW)[1],
         "predicted_loss": scaling.loss(active, x["tokens"], scaling.DEFAULT_LAW),
+        "interruptions_per_day": interruptions_per_day, "cluster_mtbf_hours": cluster_mtbf,
+        "checkpoint_interval_hours": interval, "checkpoint_write_seconds": write_hours * 3600.0,
+        "checkpoint_bytes": checkpoint_bytes, "dataset_bytes": dataset,
+        "pretrain_interruptions": stage_overhead["pretrain"]["interruptions"],
+        "pretrain_days_with_overheads": stage_days["pretrain"], "training_days_total": training_days,
+        "sft_gpu_hours": sft_hours, "preference_gpu_hours": stage_compute["preference"], "evaluation_gpu_hours": eval_hours,
+        "staff_months": staff_months, "reward_model_params": rm_params, "gpu_purchase_usd": purchase,
+        "serving_gpus": serve_gpus, "serving_tokens_per_second_per_gpu": throughput,
+        "serving_cost_per_month_usd": serve_month_usd, "serving_cost_per_million_tokens_usd": usd_per_million,
+        "cny_per_usd": x["cny_per_usd"],
     }
-    lines = [
-        Line("pretrain", "compute", "accelerator time", hours, "GPU-h", price, "elastic",
-             "6·N_active·D·(1 + s/(12·d_model)) / (peak FLOP/s × MFU × 3600)", price_source),
-    ]
     return figures, lines
+
+
+def _hardware_price(gpu: np.ndarray) -> np.ndarray:
+    table = ownership.hardware_prices()
+    return np.vectorize(lambda g: table.get(g, np.nan), otypes=[float])(gpu) if gpu.size else np.zeros(gpu.shape)
+
+
+def _annotation_lines(lines, stage, what, count, unit_price, x, source):
+    bought, redone, reviewed = annotation.annotation_units(count, x["annotation_rework_rate"], x["annotation_qa_share"])
+    for item, units, formula in ((what, bought, "labels x unit price"),
+                                 (f"{what}: rework of noisy labels", redone, "labels x annotation_rework_rate x unit price"),
+                                 (f"{what}: QA review", reviewed, "labels x annotation_qa_share x unit price")):
+        lines.append(Line(stage, "annotation", item, units, "labels", unit_price, "elastic", formula, source))
 
 
 def _lines_frame(lines: list[Line], shape) -> pd.DataFrame:
     n = int(np.prod(shape)) if shape else 1
     columns = {"scenario": np.tile(np.arange(n), len(lines))}
-    for name in ("stage", "category", "item", "unit", "cost_type", "formula"):
+    for name in ("stage", "category", "item", "unit", "formula"):
         columns[name] = np.repeat([getattr(line, name) for line in lines], n)
     for name in ("quantity", "unit_cost_usd", "cost_usd"):
         columns[name] = np.concatenate([np.broadcast_to(getattr(line, name), shape).ravel() for line in lines])
-    columns["source"] = np.concatenate([np.broadcast_to(np.asarray(line.source, dtype=object), shape).ravel()
+    for name in ("cost_type", "source"):  # may vary across a batch
+        columns[name] = np.concatenate([np.broadcast_to(np.asarray(getattr(line, name), dtype=object), shape).ravel()
                                         for line in lines])
     return pd.DataFrame(columns, columns=list(LINE_COLUMNS))
 

@@ -52,10 +52,11 @@ def _summary(values: pd.Series) -> dict:
             "q75": float(values.quantile(0.75)), "min": float(values.min()), "max": float(values.max())}
 
 
+@lru_cache(maxsize=None)
 def prior_table(exclude: str | None = None) -> pd.DataFrame:
     """The prior per generation with its spread; ``exclude`` leaves one run out (for honest validation).
 
-    The row ``all`` is the fallback for generations without published runs.
+    The row ``all`` is the fallback for generations without published runs. Cached: do not modify.
     """
     runs = run_table()
     runs = runs[runs["implied_mfu"].notna() & (runs["name"] != exclude)]

@@ -20,7 +20,7 @@ from urllib.parse import parse_qsl, urlencode
 import numpy as np
 import pandas as pd
 
-from . import catalog, prices
+from . import catalog, ownership, prices
 from .data import read_table
 
 #: Bumped whenever a field is renamed, removed or changes meaning; stored in JSON (``schema_version``)
@@ -73,6 +73,8 @@ class Field:
             return "a GPU id or alias from `workbench gpus`"
         if self.type == "provider":
             return ", ".join(prices.providers())
+        if self.type == "percents":
+            return "1 to 10 comma-separated percentages above 0, at most 100"
         return ", ".join(self.choices)
 
 
@@ -140,13 +142,26 @@ def _check_text(f: Field, value, label: str) -> str:
     return normal
 
 
+def _check_percents(f: Field, value, label: str) -> str:
+    """A comma-separated list of percentages in (0, 100], normalised to ascending order."""
+    if not isinstance(value, (str, np.str_)):
+        raise ScenarioError(label, value, "is not text", "comma-separated percentages from 0 to 100")
+    try:
+        levels = sorted({float(part) for part in str(value).split(",") if part.strip()})
+    except ValueError:
+        raise ScenarioError(label, value, "is not a list of numbers", "comma-separated percentages from 0 to 100") from None
+    if not levels or len(levels) > 10 or not all(0 < x <= 100 for x in levels):
+        raise ScenarioError(label, value, "is out of range", "1 to 10 comma-separated percentages above 0, at most 100")
+    return ",".join(f"{x:g}" for x in levels)
+
+
 def _check(f: Field, value):
     """The validated (and normalised) value of field ``f``: a scalar, None or a numpy array."""
     if value is None or (isinstance(value, str) and value.strip() == "" and f.nullable):
         if f.nullable:
             return None
         raise ScenarioError(f.name, value, "is required", f.allowed())
-    check = _check_number if f.numeric else _check_text
+    check = _check_number if f.numeric else _check_percents if f.type == "percents" else _check_text
     if isinstance(value, (list, tuple, np.ndarray, pd.Series)):
         array = np.asarray(value, dtype=object)
         if array.ndim != 1 or array.size == 0:
@@ -325,10 +340,18 @@ def _check_combination(v: dict):
                 raise ScenarioError("gpu", g, "the catalog has no FLOPS figure for this accelerator",
                                     "a GPU with a published peak (see `workbench gpus`)")
             raise ScenarioError("precision", p, f"{g} has no {p} peak in the catalog", ", ".join(have))
-    if v["price_per_gpu_hour"] is None:
-        mode, provider = np.broadcast_arrays(np.asarray(v["pricing"], dtype=object), np.asarray(v["provider"], dtype=object))
-        gpu, mode, provider = np.broadcast_arrays(gpu, mode, provider)
-        for key in {tuple(k) for k in zip(gpu.ravel(), mode.ravel(), provider.ravel())}:
+    gpu, mode, provider = np.broadcast_arrays(gpu, np.asarray(v["pricing"], dtype=object),
+                                              np.asarray(v["provider"], dtype=object))
+    for key in {tuple(k) for k in zip(gpu.ravel(), mode.ravel(), provider.ravel())}:
+        if key[1] == "self_hosted":
+            if v["gpu_purchase_usd"] is None and key[0] not in ownership.hardware_prices():
+                raise ScenarioError("gpu_purchase_usd", None, f"no purchase price on record for {key[0]} "
+                                    "(data/hardware_prices.csv); give one for self_hosted pricing",
+                                    fields()["gpu_purchase_usd"].allowed())
+            if math.isnan(catalog.spec(key[0], "tdp_w")):
+                raise ScenarioError("pricing", "self_hosted", f"{key[0]} has no published TDP for the power cost",
+                                    "on_demand, reserved_1y, reserved_3y, spot for this GPU")
+        elif v["price_per_gpu_hour"] is None:
             try:
                 prices.lookup(*key)
             except prices.PriceNotFoundError as error:
