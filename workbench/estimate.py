@@ -308,8 +308,7 @@ def _model(x: dict[str, np.ndarray]) -> tuple[dict[str, np.ndarray], list[Line]]
                       "preference_usd_per_pair: AlpacaEval 0.30 USD per comparison")
     # evaluation
     compute_line("evaluation", "benchmark runs", eval_hours, "2·N × eval_tokens_per_checkpoint × eval_checkpoints / (peak × MFU)")
-    lines.append(Line("evaluation", "power", "electricity", eval_hours * kwh_per_gpu_hour, "kWh", power_price, "elastic",
-                      "GPU-h x TDP x server factor x utilisation x PUE", power_source))
+    training_overheads("evaluation", eval_hours)
     # serving
     lines.append(Line("inference", "compute", "serving GPUs", serve_hours, "GPU-h", price, cost_type,
                       "serving GPUs x 730.5 h x serving_months; GPUs = peak tokens/s / (tokens/s/GPU), whole replicas",
@@ -394,9 +393,24 @@ def _defaults_used(scenario: Scenario, figures: dict) -> dict[str, str]:
         used["mfu"] = (f"{figures['mfu']:.3f}: median implied MFU of {int(row['n_runs'])} published runs on {basis} "
                        f"(quartiles {row['q25']:.2f}-{row['q75']:.2f}, range {row['min']:.2f}-{row['max']:.2f}; "
                        "data/published_runs.csv)")
-    if scenario.price_per_gpu_hour is None:
+    if scenario.price_per_gpu_hour is None and scenario.pricing == "self_hosted":
+        used["price_per_gpu_hour"] = (f"{figures['price_per_gpu_hour']:.3f} USD/GPU-h: {figures['gpu_purchase_usd']:,.0f} USD "
+                                      f"per GPU x (1 + {scenario.server_share:g} + {scenario.interconnect_share:g}) over "
+                                      f"{scenario.useful_life_years:g} years")
+        if scenario.gpu_purchase_usd is None:
+            used["gpu_purchase_usd"] = f"{figures['gpu_purchase_usd']:,.0f} USD: data/hardware_prices.csv (low confidence)"
+    elif scenario.price_per_gpu_hour is None:
         used["price_per_gpu_hour"] = (f"{figures['price_per_gpu_hour']:.2f} USD/GPU-h: "
                                       + prices.lookup(scenario.gpu, scenario.pricing, scenario.provider)[1])
+    if scenario.checkpoint_interval_hours is None:
+        used["checkpoint_interval_hours"] = (f"{figures['checkpoint_interval_hours']:.3g} h: Young/Daly sqrt(2 x "
+                                             f"{figures['checkpoint_write_seconds']:.3g} s write x "
+                                             f"{figures['cluster_mtbf_hours']:.3g} h cluster MTBF)")
+    if scenario.staff_months is None:
+        used["staff_months"] = f"{figures['staff_months']:.2f}: the training stages' wall-clock time"
+    if scenario.serving_tokens_per_second_per_gpu is None:
+        used["serving_tokens_per_second_per_gpu"] = (f"{figures['serving_tokens_per_second_per_gpu']:,.0f}: peak x "
+                                                     f"serving_mfu {scenario.serving_mfu:g} / (2 x active parameters)")
     if scenario.n_gpus is None:
         used["n_gpus"] = (f"{figures['n_gpus']:.0f}: enough whole {scenario.gpus_per_node}-GPU nodes to finish in "
                           f"target_days={scenario.target_days:g} (memory needs at least "

@@ -28,7 +28,7 @@ def cluster_interruptions_per_day(n_gpus, gpu_failure_rate_per_day, n_nodes=0.0,
 def mtbf_hours(interruptions_per_day):
     """Cluster mean time between interruptions [h]; ``inf`` when the rate is zero."""
     rate = np.asarray(interruptions_per_day, dtype=float)
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", over="ignore"):
         return np.where(rate > 0, 24.0 / np.where(rate > 0, rate, 1.0), np.inf)
 
 

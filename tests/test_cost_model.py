@@ -1,0 +1,311 @@
+"""The full cost model: every category checked by hand, published headlines reproduced, properties."""
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import workbench
+from workbench import Scenario, budget, estimate, failures, serving
+from workbench.estimate import CATEGORIES, STAGES
+
+
+def line(est, stage, item):
+    lines = est.lines
+    return lines[(lines["stage"] == stage) & (lines["item"] == item)].iloc[0]
+
+
+@pytest.fixture(scope="module")
+def default():
+    return estimate()
+
+
+def test_every_category_and_stage_present(default):
+    assert set(default.lines["category"]) == set(CATEGORIES)
+    assert set(default.lines["stage"]) == set(STAGES)
+    zero = default.lines[default.lines["cost_usd"] == 0]
+    # a zero line says why (or is a redundancy on an empty stage)
+    assert all(src.startswith("0: ") or cat == "redundancy" for src, cat in zip(zero["source"], zero["category"]))
+    nonzero = set(default.lines.loc[default.lines["cost_usd"] > 0, "category"])
+    assert nonzero == set(CATEGORIES) - {"power"}  # power is in the cloud price
+
+
+def test_storage_hand_checked(default):
+    # corpus: 2e12 tokens x 4 bytes = 8,000 GB; 3 copies x 12 months x 0.023 = 6,624 USD
+    assert line(default, "pretrain", "corpus copies in object storage")["cost_usd"] == pytest.approx(6624.0)
+    # checkpoint: 7e9 x 14 bytes = 98 GB; 10 kept x 12 months x 0.023 = 270.48 USD
+    assert line(default, "pretrain", "checkpoints in object storage")["cost_usd"] == pytest.approx(270.48)
+    # archive: (98 + 8,000) GB x 36 months x 0.0036 = 1,049.5008 USD
+    assert line(default, "pretrain", "final checkpoint and corpus in archive")["cost_usd"] == pytest.approx(1049.5008)
+    # hot tier during the run: 8,000 GB x run months x 0.145
+    months = default.details["pretrain_days_with_overheads"] / (365.25 / 12)
+    assert line(default, "pretrain", "corpus on parallel file system")["cost_usd"] == pytest.approx(8000 * months * 0.145)
+    assert line(default, "pretrain", "checkpoints on parallel file system")["cost_usd"] == pytest.approx(3 * 98 * months * 0.145)
+
+
+def test_network_hand_checked(default):
+    # sync: 98 GB x 10 checkpoints x 1 region x 0.02 = 19.60; egress: 14 GB x 10 downloads x 0.09 = 12.60
+    assert line(default, "pretrain", "cross-region checkpoint sync")["cost_usd"] == pytest.approx(19.6)
+    assert line(default, "pretrain", "model weights egress")["cost_usd"] == pytest.approx(12.6)
+    ingest = line(default, "pretrain", "corpus ingest")
+    assert ingest["cost_usd"] == 0 and ingest["quantity"] == pytest.approx(8000)
+    assert estimate(ingest_usd_per_gb=0.01).lines.pipe(lambda l: l[l["item"] == "corpus ingest"]["cost_usd"].item()) == pytest.approx(80)
+
+
+def test_annotation_hand_checked(default):
+    # SFT: 27,540 x 10 USD = 275,400; rework 10 % = 27,540; QA 10 % = 27,540
+    assert line(default, "sft", "SFT examples")["cost_usd"] == pytest.approx(275_400)
+    assert line(default, "sft", "SFT examples: rework of noisy labels")["cost_usd"] == pytest.approx(27_540)
+    assert line(default, "sft", "SFT examples: QA review")["cost_usd"] == pytest.approx(27_540)
+    # preference: 1,418,091 x 0.30 = 425,427.30
+    assert line(default, "preference", "preference comparisons")["cost_usd"] == pytest.approx(425_427.3)
+    total = default.totals("category")["annotation"]
+    assert total == pytest.approx((275_400 + 425_427.3) * 1.2)
+
+
+def test_logging_and_staff_hand_checked(default):
+    gpu_days = line(default, "pretrain", "accelerator time")["quantity"] + line(default, "pretrain", "lost work and restarts")["quantity"] \
+        + line(default, "pretrain", "checkpoint writes")["quantity"]
+    gpu_days /= 24
+    # GPU-days x 0.1 GB x 90 days retention / 30.4375 days per month x 0.023 USD
+    assert line(default, "pretrain", "logs and metrics")["cost_usd"] == pytest.approx(gpu_days * 0.1 * 90 / 30.4375 * 0.023)
+    # 4 FTE x the pre-training months x 25,000 USD
+    months = default.details["pretrain_days_with_overheads"] / 30.4375
+    assert line(default, "pretrain", "project team")["cost_usd"] == pytest.approx(4 * months * 25_000)
+    assert default.totals("category")["staff"] == pytest.approx(
+        4 * default.details["training_days_total"] / 30.4375 * 25_000)
+    assert estimate(staff_months=6).totals("category")["staff"] == pytest.approx(4 * 6 * 25_000)
+
+
+def test_experiments_and_redundancy_hand_checked(default):
+    hours = default.gpu_hours
+    assert line(default, "pretrain", "trial-and-error and ablation runs")["cost_usd"] == pytest.approx(0.5 * hours * 3.99)
+    more = estimate(ablation_runs=20, ablation_run_fraction=0.01)
+    assert line(more, "pretrain", "trial-and-error and ablation runs")["quantity"] == pytest.approx(0.7 * hours)
+    for stage in STAGES:
+        stage_lines = default.lines[default.lines["stage"] == stage]
+        others = stage_lines[stage_lines["category"] != "redundancy"]["cost_usd"].sum()
+        assert stage_lines[stage_lines["category"] == "redundancy"]["cost_usd"].item() == pytest.approx(0.3 * others)
+    flat = estimate(redundancy_factor=1.0)
+    assert flat.totals("category")["redundancy"] == 0
+    assert default.total_cost_usd == pytest.approx(flat.total_cost_usd * 1.3)
+
+
+def test_failures_hand_checked():
+    # 1,024 GPUs at 4.736e-4 failures per GPU-day: 0.485 interruptions/day, MTBF 49.5 h
+    rate = failures.LLAMA3_RATE_PER_GPU_DAY
+    assert failures.mtbf_hours(failures.cluster_interruptions_per_day(1024, rate)) == pytest.approx(24 / (1024 * rate))
+    # 70B x 14 bytes = 980 GB written by 1,024 GPUs at 0.12 GB/s = 7.975 s
+    write = failures.checkpoint_write_hours(980e9, 1024, 0.12)
+    assert write * 3600 == pytest.approx(980 / (1024 * 0.12))
+    tau = failures.young_daly_interval_hours(write, 49.5)
+    assert tau == pytest.approx(np.sqrt(2 * write * 49.5))
+    # 1,000 h of training: 1,000 / 49.5 interruptions x (tau/2 + 1/6 h) x 1,024 GPUs lost
+    o = failures.overhead(1000, 1024, 24 / 49.5, tau, write, 10 / 60)
+    assert o["interruptions"] == pytest.approx(1000 / 49.5)
+    assert o["lost_gpu_hours"] == pytest.approx(1000 / 49.5 * (tau / 2 + 10 / 60) * 1024)
+    assert o["checkpoint_gpu_hours"] == pytest.approx(1000 / tau * write * 1024)
+
+
+def test_llama3_interruptions_reproduced():
+    # 16,384 GPUs for 54 days at the default rate: 419 interruptions (Llama 3, Sec. 3.3.4)
+    default_rate = workbench.scenario.fields()["gpu_failure_rate_per_day"].default
+    assert failures.cluster_interruptions_per_day(16_384, default_rate) * 54 == pytest.approx(419, abs=0.5)
+    # through the API: a 405B run on 16,384 H100 is interrupted every ~3 h
+    est = estimate(Scenario(params=405e9, tokens=15.6e12, seq_len=8192, gpu="H100", n_gpus=16_384))
+    assert est.details["interruptions_per_day"] * 54 == pytest.approx(419, abs=0.5)
+    assert est.details["cluster_mtbf_hours"] == pytest.approx(3.09, abs=0.01)
+    # and the time lost stays near Llama 3's ">90 % effective training time"
+    lost = (line(est, "pretrain", "lost work and restarts")["quantity"] + line(est, "pretrain", "checkpoint writes")["quantity"])
+    assert 0.03 < lost / est.gpu_hours < 0.10
+
+
+def test_deepseek_v3_headline_reproduced():
+    # 2.788M H800 GPU-hours at 2 USD = 5.576M USD of compute (DeepSeek-V3 report, Table 1)
+    s = Scenario(params=671e9, active_params=37e9, tokens=14.8e12, seq_len=4096, gpu="H800", n_gpus=2048,
+                 price_per_gpu_hour=2.0)
+    est = estimate(s)
+    compute = line(est, "pretrain", "accelerator time")
+    assert compute["quantity"] == pytest.approx(2.788e6, rel=0.01)
+    assert compute["cost_usd"] == pytest.approx(5.576e6, rel=0.01)
+    # the same through the reference price on record: provider deepseek-v3-report
+    same = estimate(s.replace(price_per_gpu_hour=None, provider="deepseek-v3-report"))
+    assert line(same, "pretrain", "accelerator time")["unit_cost_usd"] == 2.0
+
+
+def test_spot_with_zero_interruptions_is_price_times_hours():
+    s = Scenario(pricing="spot", gpu_failure_rate_per_day=0, spot_interruptions_per_node_month=0)
+    est = estimate(s)
+    spot_price = workbench.prices.lookup("H100-SXM5-80GB", "spot")[0]
+    compute = line(est, "pretrain", "accelerator time")
+    assert compute["cost_usd"] == pytest.approx(spot_price * est.gpu_hours)
+    assert est.lines.loc[est.lines["category"] == "failures", "cost_usd"].sum() == 0
+    # interruptions make spot lose work that on-demand does not
+    interrupted = estimate(s.replace(spot_interruptions_per_node_month=2.0))
+    assert interrupted.totals("category")["failures"] > 0
+    on_demand = estimate(s.replace(pricing="on_demand"))
+    assert on_demand.totals("category")["failures"] == 0
+
+
+def test_self_hosted_hand_checked():
+    est = estimate(Scenario(pricing="self_hosted"))
+    # 30,000 USD x (1 + 0.5 + 0.19) / (4 years x 8,766 h) = 1.44592 USD per GPU-hour
+    assert line(est, "pretrain", "accelerator time")["unit_cost_usd"] == pytest.approx(30_000 * 1.69 / (4 * 8766))
+    # power: 0.7 kW x 1.82 x 0.75 x 1.2 = 1.1466 kWh per GPU-hour at 0.08 USD
+    power = line(est, "pretrain", "electricity")
+    gpu_hours = est.lines[(est.lines["stage"] == "pretrain") & est.lines["unit"].eq("GPU-h")
+                          & est.lines["category"].isin(["compute", "failures"]) & ~est.lines["item"].eq("host CPU share")]
+    assert power["quantity"] == pytest.approx(gpu_hours["quantity"].sum() * 0.7 * 1.82 * 0.75 * 1.2)
+    assert power["unit_cost_usd"] == 0.08
+    ops = line(est, "pretrain", "data-centre operations")
+    assert ops["quantity"] == pytest.approx(est.n_gpus / 1000 * 3 * est.details["pretrain_days_with_overheads"] / 30.4375)
+    assert set(est.lines.loc[est.lines["category"] == "compute", "cost_type"]) == {"fixed"}
+    with pytest.raises(workbench.ScenarioError, match="^gpu_purchase_usd=None: no purchase price on record for L40S"):
+        Scenario(pricing="self_hosted", gpu="L40S")
+    assert Scenario(pricing="self_hosted", gpu="L40S", gpu_purchase_usd=8000).gpu == "L40S"
+
+
+def test_pricing_modes_order():
+    totals = {mode: estimate(pricing=mode).totals("category")["compute"]
+              for mode in ("on_demand", "reserved_1y", "reserved_3y", "spot")}
+    assert totals["reserved_3y"] < totals["reserved_1y"] < totals["on_demand"]
+    assert totals["spot"] < totals["on_demand"]
+
+
+def test_sft_lora_is_cheaper_and_hand_checked():
+    full = estimate(n_gpus=64)
+    lora = estimate(n_gpus=64, sft_trainable_fraction=0.01)
+    d = full.details
+    tokens = 27_540 * 798.5 * 2
+    attention = 6 * tokens * d["n_layers"] * 4096 * d["d_model"]
+    hours = ((4 + 2) * 7e9 * tokens + attention) / (989e12 * full.mfu * 3600)
+    assert line(full, "sft", "accelerator time")["quantity"] == pytest.approx(hours)
+    lora_hours = ((4 + 0.02) * 7e9 * tokens + attention) / (989e12 * full.mfu * 3600)
+    assert line(lora, "sft", "accelerator time")["quantity"] == pytest.approx(lora_hours)
+
+
+def test_preference_compute_hand_checked(default):
+    t = 31_000 * 4 * 512
+    rollout = 2 * 7e9 * t / (989e12 * 0.1 * 3600)
+    assert line(default, "preference", "rollout generation")["quantity"] == pytest.approx(rollout)
+    updates = (8 * 7e9 + 2 * 7e9) * t / (989e12 * default.mfu * 3600)
+    assert line(default, "preference", "policy updates")["quantity"] == pytest.approx(updates)
+
+
+def test_serving_hand_checked():
+    est = estimate(serving_months=12)
+    # 7B on H100 at 10 % MFU: 989e12 x 0.1 / 1.4e10 = 7,064 tokens/s per GPU
+    throughput = 989e12 * 0.1 / 1.4e10
+    assert est.details["serving_tokens_per_second_per_gpu"] == pytest.approx(throughput)
+    # peak: 1e6 requests x 1,300 tokens / 86,400 s x 3 = 45,139 tokens/s -> 6.39 -> 7 one-GPU replicas
+    assert est.details["serving_gpus"] == 7
+    price = 3.99
+    assert est.details["serving_cost_per_month_usd"] == pytest.approx(7 * 730.5 * price)
+    per_million = 7 * 730.5 * price / (1e6 * 1300 * 30.4375 / 1e6)
+    assert est.details["serving_cost_per_million_tokens_usd"] == pytest.approx(per_million)
+    assert line(est, "inference", "serving GPUs")["cost_usd"] == pytest.approx(7 * 730.5 * 12 * price)
+    # a 405B model needs several GPUs per replica: 2 x 405e9 / (80e9 x 0.9 x 0.5) = 22.5 -> 32
+    assert serving.gpus_per_replica(405e9, 80e9) == 32
+    assert estimate(serving_months=12).totals("group")["inference"] > 0
+
+
+def test_stage_totals_and_split(default):
+    by_stage = default.totals("stage")
+    assert list(by_stage.index) == list(STAGES)
+    assert by_stage.sum() == pytest.approx(default.total_cost_usd)
+    split = default.totals("group")
+    assert split["finetune"] == pytest.approx(by_stage["sft"] + by_stage["preference"])
+    assert default.totals("cost_type").sum() == pytest.approx(default.total_cost_usd)
+
+
+def test_currency(default):
+    out = default.to_dict()
+    assert out["total_cost_cny"] == pytest.approx(default.total_cost_usd * 7.1)
+    assert estimate(cny_per_usd=7.3).to_dict()["total_cost_cny"] == pytest.approx(default.total_cost_usd * 7.3)
+
+
+def test_budget_crossings(default):
+    table = budget.crossings(default)
+    assert list(table["alert_percent"]) == [30, 50, 80, 100]
+    assert table["crossed"].all()
+    assert table["day"].is_monotonic_increasing
+    assert table["day"].iloc[-1] == pytest.approx(default.details["training_days_total"])
+    # twice the plan as budget: 50 % is reached on the last day, 80 % never
+    doubled = budget.crossings(default, 2 * default.total_cost_usd)
+    assert doubled.loc[doubled["alert_percent"] == 50, "day"].item() == pytest.approx(default.details["training_days_total"])
+    assert not doubled.loc[doubled["alert_percent"] == 80, "crossed"].item()
+    assert np.isnan(doubled.loc[doubled["alert_percent"] == 80, "day"].item())
+
+
+def test_budget_crossing_is_exact_for_a_linear_burn():
+    # only pre-training compute (every other cost off): spend grows linearly over the run
+    off = dict(sft_examples=0, preference_pairs=0, rl_prompts=0, eval_checkpoints=0, staff_fte=0, redundancy_factor=1,
+               experiment_fraction=0, dataset_copies=0, checkpoints_kept_hot=0, checkpoints_kept_object=0,
+               archive_months=0, model_downloads=0, log_gb_per_gpu_day=0, gpu_failure_rate_per_day=0,
+               hot_storage_usd_per_gb_month=0, alert_percents="25,50")
+    est = estimate(Scenario(**off))
+    table = budget.crossings(est)
+    end = est.details["training_days_total"]
+    assert table["day"].tolist() == pytest.approx([end / 4, end / 2, end])
+    burn = budget.burn(est)
+    assert burn["spent_usd"].is_monotonic_increasing and burn["spent_share"].iloc[-1] == pytest.approx(1.0)
+
+
+def test_json_has_stage_totals_and_alerts(default):
+    out = default.to_dict()
+    assert set(out["totals_by_stage"]) == set(STAGES)
+    assert {"pretrain", "finetune", "inference"} == set(out["totals_by_group"])
+    assert len(out["budget_alerts"]) == 4
+
+
+def test_sensitivity_frame():
+    table = workbench.sensitivity(Scenario())
+    assert list(table.columns[:6]) == ["input", "label", "unit", "base_value", "low_value", "high_value"]
+    assert table["swing_usd"].is_monotonic_decreasing
+    assert {"params", "tokens", "seq_len", "mfu", "price_per_gpu_hour", "n_gpus", "gpu_failure_rate_per_day",
+            "sft_examples", "preference_usd_per_pair", "redundancy_factor"} <= set(table["input"])
+    base = estimate().total_cost_usd
+    assert (table["base_total_usd"] == base).all()
+    red = table.set_index("input").loc["redundancy_factor"]
+    assert (red["low_value"], red["high_value"]) == (1.2, 1.5)
+    assert red["low_total_usd"] == pytest.approx(base / 1.3 * 1.2)
+    price = table.set_index("input").loc["price_per_gpu_hour"]
+    assert price["low_value"] == pytest.approx(3.99 * 0.75) and price["high_total_usd"] > base > price["low_total_usd"]
+    mfu = table.set_index("input").loc["mfu"]
+    assert mfu["high_total_usd"] < base < mfu["low_total_usd"]
+
+
+inputs = st.fixed_dictionaries({
+    "params": st.floats(1e8, 1e12), "tokens": st.floats(1e9, 3e13), "seq_len": st.integers(512, 65536),
+    "pricing": st.sampled_from(["on_demand", "reserved_1y", "reserved_3y", "spot", "self_hosted"]),
+    "gpu": st.sampled_from(["H100", "A100", "H200", "B200"]), "serving_months": st.floats(0, 24),
+    "sft_examples": st.floats(0, 1e6), "preference_pairs": st.floats(0, 1e7),
+    "gpu_failure_rate_per_day": st.floats(0, 1e-2), "n_gpus": st.integers(8, 20000),
+})
+
+
+@settings(max_examples=100, deadline=None)
+@given(inputs, st.sampled_from(["sft_examples", "preference_pairs", "gpu_failure_rate_per_day", "serving_months",
+                                "params", "tokens", "seq_len"]), st.floats(1.1, 4))
+def test_every_line_non_negative_and_total_monotonic(kw, name, factor):
+    base = estimate(Scenario(**kw))
+    assert (base.lines["cost_usd"] >= 0).all() and np.isfinite(base.lines["cost_usd"]).all()
+    bigger = kw[name] * factor if kw[name] > 0 else 1.0
+    spec = workbench.scenario.fields()[name]
+    bigger = min(bigger, spec.max)
+    if spec.type == "int":
+        bigger = int(bigger)
+    if bigger <= kw[name]:
+        return
+    more = estimate(Scenario(**{**kw, name: bigger}))
+    assert more.total_cost_usd >= base.total_cost_usd
+
+
+def test_batch_of_full_model_equals_loop():
+    frame = pd.DataFrame({"pricing": ["spot", "self_hosted", "reserved_1y"], "serving_months": [0, 6, 12],
+                          "params": [1e9, 7e10, 4e11]})
+    batch = estimate(Scenario.from_frame(frame))
+    for i, row in frame.iterrows():
+        single = estimate(Scenario(**row.to_dict()))
+        assert batch.total_cost_usd[i] == pytest.approx(single.total_cost_usd)
+        assert batch.totals("stage")[i].to_numpy() == pytest.approx(single.totals("stage").to_numpy())
