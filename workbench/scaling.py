@@ -46,6 +46,16 @@ def compute_optimal(flops, law=DEFAULT_LAW):
     return n_opt, flops / (6.0 * n_opt)
 
 
+def compute_optimal_tokens(params, law=DEFAULT_LAW):
+    """Tokens D for which ``params`` is the compute-optimal size [token]: invert N_opt(C), D = C / (6 N)."""
+    p = scaling_laws()[law]
+    a, b = p["alpha"], p["beta"]
+    g = (a * p["A"] / (b * p["B"])) ** (1.0 / (a + b))
+    params = np.asarray(params, dtype=float)
+    flops_over_6 = (params / g) ** ((a + b) / b)
+    return flops_over_6 / params
+
+
 def tokens_per_param(params, tokens):
     """Training tokens per parameter [token/parameter]; compute-optimal is about 20 (Hoffmann et al.)."""
     return np.asarray(tokens, dtype=float) / np.asarray(params, dtype=float)

@@ -52,6 +52,8 @@ class Field:
     group: str
     label: str
     help: str
+    label_zh: str
+    help_zh: str
     source: str
 
     @property
@@ -82,7 +84,7 @@ class Field:
 def fields() -> dict[str, Field]:
     """The scenario fields in table order."""
     table = read_table("scenario_fields.csv", numeric=("min", "max"),
-                       required=("field", "type", "group", "label", "help"), key="field")
+                       required=("field", "type", "group", "label", "help", "label_zh", "help_zh"), key="field")
     out = {}
     for row in table.to_dict("records"):
         default = row["default"].strip() or None
@@ -90,7 +92,7 @@ def fields() -> dict[str, Field]:
             default = float(default) if row["type"] == "float" else int(float(default))
         out[row["field"]] = Field(row["field"], row["type"], tuple(filter(None, row["choices"].split("|"))),
                                   row["unit"], default, row["min"], row["max"], row["scale"], row["group"],
-                                  row["label"], row["help"], row["source"])
+                                  row["label"], row["help"], row["label_zh"], row["help_zh"], row["source"])
     return out
 
 
@@ -169,6 +171,14 @@ def _check(f: Field, value):
         checked = [check(f, v, f"{f.name}[{i}]") for i, v in enumerate(array)]
         return np.asarray(checked, dtype=float if f.numeric else object)
     return check(f, value, f.name)
+
+
+def check_field(name: str, value):
+    """The validated value of one field on its own (cross-field rules are checked by :class:`Scenario`)."""
+    spec = fields()
+    if name not in spec:
+        raise _unknown_field(name)
+    return _check(spec[name], value)
 
 
 def _unknown_field(name: str) -> ScenarioError:

@@ -1,0 +1,98 @@
+"""Shared fixtures: a Voilà server on a free loopback port and a Chromium page that may reach only loopback."""
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SCREENSHOTS = ROOT / "screenshots"
+CHROMIUM = os.environ.get("WORKBENCH_CHROMIUM", "/usr/bin/chromium")
+#: Voilà's lab template asks a CDN for icon fonts; offline only the icons are missing.
+ALLOWED_EXTERNAL = ("https://cdn.jsdelivr.net/npm/@fortawesome/",)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_voila(extra_args=(), cwd=ROOT):
+    port = free_port()
+    log = open(ROOT / ".pytest_cache" / f"voila-{port}.log", "w") if (ROOT / ".pytest_cache").is_dir() else subprocess.DEVNULL
+    process = subprocess.Popen(
+        [sys.executable, "-m", "voila", str(ROOT / "notebooks" / "planner.ipynb"), "--no-browser",
+         f"--port={port}", "--Voila.ip=127.0.0.1", "--ServerApp.port_retries=0", *extra_args],
+        cwd=cwd, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/"
+    deadline = time.time() + 90
+    while time.time() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"voila exited with {process.returncode}")
+        try:
+            urllib.request.urlopen(url + "voila/static/voila.js", timeout=2)
+            return process, url
+        except OSError:
+            time.sleep(0.3)
+    process.kill()
+    raise RuntimeError("voila did not start in 90 s")
+
+
+def stop(process):
+    process.terminate()
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+
+
+@pytest.fixture(scope="session")
+def voila_url():
+    (ROOT / ".pytest_cache").mkdir(exist_ok=True)
+    process, url = start_voila()
+    yield url
+    stop(process)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"Chromium not found at {CHROMIUM}: install Debian's chromium (bash .ci/run does)")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+            "--disable-sync", "--no-first-run"])
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser, request):
+    context = browser.new_context(viewport={"width": 1400, "height": 2400})
+    page = context.new_page()
+    page.external_requests = []
+
+    def route(r):
+        url = r.request.url
+        if url.startswith(("http://127.0.0.1", "http://localhost", "data:", "blob:")):
+            r.continue_()
+        else:
+            page.external_requests.append(url)
+            r.abort()
+
+    page.route("**/*", route)
+    page.errors = []
+    page.on("pageerror", lambda error: page.errors.append(str(error)))
+    yield page
+    SCREENSHOTS.mkdir(exist_ok=True)
+    try:
+        page.screenshot(path=str(SCREENSHOTS / f"{request.node.name}.png"), full_page=True)
+    finally:
+        page.goto("about:blank")  # lets Voilà shut the kernel down
+        context.close()

@@ -1,0 +1,138 @@
+"""The served app in a real browser (Debian's Chromium), with every non-loopback request blocked."""
+import re
+
+import pytest
+
+from conftest import ALLOWED_EXTERNAL
+
+TIMEOUT = 90_000
+CHART_TITLES = ("Cost by stage and category", "Pre-training vs fine-tuning vs inference",
+                "Sensitivity: total cost at low / high input", "Planned spend over time, with budget alert lines",
+                "Cost against model size at compute-optimal tokens")
+
+
+def open_app(page, url):
+    page.goto(url, wait_until="commit")
+    page.wait_for_selector(".wb-total .wb-card-value", timeout=TIMEOUT)
+    page.wait_for_selector(".wb-charts svg text", timeout=TIMEOUT)
+    return page
+
+
+def total(page) -> str:
+    return page.inner_text(".wb-total .wb-card-value")
+
+
+def chart_text(page) -> str:
+    return " ".join(page.locator(".wb-charts svg text").all_inner_texts())
+
+
+def field(page, name):
+    return page.locator(f".wb-field-{name}")
+
+
+def type_into(page, name, text):
+    box = field(page, name).locator("input[type=text]").first
+    box.fill(text)
+    box.press("Enter")
+
+
+def test_headline_and_every_chart_render_offline(page, voila_url):
+    open_app(page, voila_url)
+    assert re.fullmatch(r"[\d,]+ USD", total(page))
+    for label in ("Pre-training GPU-hours", "Wall-clock", "GPUs", "Pre-training cost per million tokens"):
+        assert label in page.inner_text(".wb-headline")
+    page.wait_for_function(
+        "titles => titles.every(t => document.querySelector('.wb-charts').textContent.includes(t))",
+        arg=list(CHART_TITLES), timeout=TIMEOUT)
+    assert "Budget alerts" in page.inner_text(".wb-headline")
+    assert page.locator("table.wb-lines tbody tr").count() >= 40
+    assert all(u.startswith(ALLOWED_EXTERNAL) for u in page.external_requests), page.external_requests
+    assert not page.errors
+
+
+def test_slider_changes_the_total(page, voila_url):
+    open_app(page, voila_url)
+    before = total(page)
+    handle = field(page, "params").locator(".noUi-handle")
+    handle.focus()
+    for _ in range(10):
+        handle.press("ArrowRight")
+    page.wait_for_function(f"document.querySelector('.wb-total .wb-card-value').textContent !== {before!r}",
+                           timeout=TIMEOUT)
+    assert total(page) != before
+    assert field(page, "params").locator("input[type=text]").input_value() != "7B"
+
+
+def test_url_restores_the_scenario(page, voila_url):
+    open_app(page, voila_url + "?v=1&params=70B&tokens=1.5T&gpu=A100-SXM4-80GB&pricing=spot&currency=CNY")
+    assert field(page, "params").locator("input[type=text]").input_value() == "70B"
+    assert field(page, "tokens").locator("input[type=text]").input_value() == "1.5T"
+    assert field(page, "gpu").locator("select").input_value() == "A100-SXM4-80GB"
+    assert field(page, "pricing").locator("select").input_value() == "spot"
+    assert total(page).endswith("CNY")
+    # the address bar and the share link carry the scenario
+    page.wait_for_function("location.search.includes('params=70000000000.0')", timeout=TIMEOUT)
+    assert "gpu=A100-SXM4-80GB" in page.inner_text(".wb-share-link")
+
+
+def test_bad_url_parameter_is_reported_and_the_rest_kept(page, voila_url):
+    open_app(page, voila_url + "?params=abc&tokens=1T&mfu=3")
+    banner = page.inner_text(".wb-banner")
+    assert "params='abc': is not a number" in banner and "mfu=3.0: is out of range" in banner
+    assert field(page, "tokens").locator("input[type=text]").input_value() == "1T"
+    assert "Traceback" not in page.content()
+
+
+def test_out_of_range_value_shows_message_and_keeps_state(page, voila_url):
+    open_app(page, voila_url)
+    before = total(page)
+    type_into(page, "params", "-5")
+    message = field(page, "params").locator(".wb-error")
+    message.wait_for(timeout=TIMEOUT)
+    assert "params=-5.0: is out of range; allowed: a number from 1e+06 to 1e+13 [parameters]" in message.inner_text()
+    assert total(page) == before
+    type_into(page, "seq_len", "4096.5")
+    field(page, "seq_len").locator(".wb-error").wait_for(timeout=TIMEOUT)
+    assert "not a whole number" in field(page, "seq_len").inner_text()
+    # a valid value clears the message and recomputes
+    type_into(page, "params", "13B")
+    page.wait_for_function(f"document.querySelector('.wb-total .wb-card-value').textContent !== {before!r}",
+                           timeout=TIMEOUT)
+    assert field(page, "params").locator(".wb-error").count() == 0
+    assert "Traceback" not in page.content()
+
+
+def test_language_toggle_changes_labels(page, voila_url):
+    open_app(page, voila_url)
+    assert "Parameters" in field(page, "params").inner_text()
+    page.get_by_role("button", name="简体中文").click()
+    page.wait_for_function("document.querySelector('.wb-field-params').textContent.includes('参数量')", timeout=TIMEOUT)
+    assert "大模型成本工作台" in page.inner_text(".wb-planner")
+    page.wait_for_function("document.querySelector('.wb-charts').textContent.includes('各阶段、各类别成本')",
+                           timeout=TIMEOUT)
+
+
+def test_lang_parameter_opens_in_chinese(page, voila_url):
+    open_app(page, voila_url + "?lang=zh")
+    assert "总成本" in page.inner_text(".wb-headline")
+
+
+def test_compare_pins_a_and_shows_the_difference(page, voila_url):
+    open_app(page, voila_url)
+    page.get_by_role("button", name="Pin as A").click()
+    type_into(page, "tokens", "4T")
+    page.wait_for_selector("table.wb-compare", timeout=TIMEOUT)
+    text = page.inner_text("table.wb-compare")
+    assert "Compute" in text and "Total" in text and "+" in text
+    page.wait_for_function("document.querySelector('.wb-charts').textContent.includes('Scenario A against B')",
+                           timeout=TIMEOUT)
+
+
+def test_exports_are_offline_data_links(page, voila_url):
+    open_app(page, voila_url)
+    csv_link = page.locator("a.wb-download[download='cost_lines.csv']")
+    assert csv_link.get_attribute("href").startswith("data:text/csv;base64,")
+    assert page.locator("a.wb-download[download='scenario.json']").count() == 1
+    page.get_by_role("button", name="Export charts (PNG)").click()
+    page.wait_for_selector("a.wb-download[download='stage.png']", timeout=TIMEOUT)
+    assert page.locator("a.wb-download[download$='.png']").count() == 5

@@ -1,0 +1,114 @@
+"""Altair chart builders: a tidy frame in (see :mod:`workbench.views`), a chart out.
+
+Every builder takes its titles as arguments (the app passes translated ones) and a ``currency`` code for
+axis titles and tooltips. Nothing here fetches anything: rendering offline is the app's concern.
+"""
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+
+WIDTH = 440
+#: SI prefixes, but B (billion) rather than G for parameter counts.
+_BILLIONS = "replace(format(datum.value, '~s'), 'G', 'B')"
+#: One colour per category, in CATEGORIES order, so that charts and tables agree.
+CATEGORY_COLOURS = ["#4c78a8", "#72b7b2", "#54a24b", "#eeca3b", "#b279a2", "#ff9da6", "#f58518", "#e45756",
+                    "#9d755d", "#bab0ac"]
+
+
+def cost_by_stage(frame: pd.DataFrame, *, title="Cost by stage and category", stage_title="Stage",
+                  category_title="Category", cost_title="Cost", currency="USD") -> alt.Chart:
+    """Stacked bars: one bar per stage, stacked by category. Frame: stage, category, cost, stage_order,
+    category_order."""
+    categories = frame.sort_values("category_order")["category"].unique().tolist()
+    colours = [CATEGORY_COLOURS[i] for i in sorted(frame["category_order"].unique())]
+    return alt.Chart(frame, title=title, width=WIDTH, height=220).mark_bar().encode(
+        y=alt.Y("stage:N", title=stage_title, sort=alt.EncodingSortField("stage_order", op="min")),
+        x=alt.X("sum(cost):Q", title=f"{cost_title} [{currency}]", axis=alt.Axis(labelExpr=_BILLIONS)),
+        color=alt.Color("category:N", title=category_title, scale=alt.Scale(domain=categories, range=colours)),
+        order=alt.Order("category_order:Q"),
+        tooltip=[alt.Tooltip("stage:N", title=stage_title), alt.Tooltip("category:N", title=category_title),
+                 alt.Tooltip("cost:Q", title=f"{cost_title} [{currency}]", format=",.0f")],
+    )
+
+
+def tornado(frame: pd.DataFrame, *, title="Sensitivity", input_title="Input", change_title="Change in total",
+            side_title="", value_title="value", currency="USD") -> alt.Chart:
+    """Horizontal bars from the base total to the total at each input's low and high value, largest swing
+    on top. Frame: input, side, value, unit, delta, total, order."""
+    return alt.Chart(frame, title=title, width=WIDTH, height=max(120, 24 * frame["input"].nunique())).mark_bar().encode(
+        y=alt.Y("input:N", title=input_title, sort=alt.EncodingSortField("order", op="min")),
+        x=alt.X("delta:Q", title=f"{change_title} [{currency}]", axis=alt.Axis(labelExpr=_BILLIONS)),
+        color=alt.Color("side:N", title=side_title, sort=frame["side"].drop_duplicates().tolist(),
+                        scale=alt.Scale(domain=frame["side"].drop_duplicates().tolist(), range=["#4c78a8", "#e45756"])),
+        tooltip=[alt.Tooltip("input:N", title=input_title), alt.Tooltip("side:N", title=side_title),
+                 alt.Tooltip("value:Q", title=value_title, format=",.4~g"), alt.Tooltip("unit:N", title="unit"),
+                 alt.Tooltip("delta:Q", title=f"{change_title} [{currency}]", format="+,.0f"),
+                 alt.Tooltip("total:Q", title=f"total [{currency}]", format=",.0f")],
+    )
+
+
+def split(frame: pd.DataFrame, *, title="Pre-training vs fine-tuning vs inference", group_title="Stage",
+          cost_title="Cost", share_title="Share", currency="USD") -> alt.Chart:
+    """Donut of the cost shares. Frame: group, cost, share."""
+    base = alt.Chart(frame, title=title, width=260, height=220).encode(
+        theta=alt.Theta("cost:Q", stack=True),
+        color=alt.Color("group:N", title=group_title, sort=frame["group"].tolist(),
+                        scale=alt.Scale(range=["#4c78a8", "#f58518", "#54a24b"])),
+        tooltip=[alt.Tooltip("group:N", title=group_title),
+                 alt.Tooltip("cost:Q", title=f"{cost_title} [{currency}]", format=",.0f"),
+                 alt.Tooltip("share:Q", title=share_title, format=".1%")],
+    )
+    return base.mark_arc(innerRadius=55, outerRadius=100)
+
+
+def burn_down(burn: pd.DataFrame, alerts: pd.DataFrame, *, title="Planned spend", day_title="Day",
+              spent_title="Spent", currency="USD") -> alt.LayerChart:
+    """Cumulative planned spend over the timeline, a rule per alert line and a point where it is crossed.
+    Frames: burn (day, spent); alerts (label, threshold, day, crossed)."""
+    line = alt.Chart(burn).mark_line(color="#4c78a8").encode(
+        x=alt.X("day:Q", title=day_title),
+        y=alt.Y("spent:Q", title=f"{spent_title} [{currency}]", axis=alt.Axis(labelExpr=_BILLIONS)),
+        tooltip=[alt.Tooltip("day:Q", title=day_title, format=",.1f"),
+                 alt.Tooltip("spent:Q", title=f"{spent_title} [{currency}]", format=",.0f")],
+    )
+    rules = alt.Chart(alerts).mark_rule(strokeDash=[4, 3], color="#e45756").encode(
+        y="threshold:Q",
+        tooltip=[alt.Tooltip("label:N", title=""), alt.Tooltip("threshold:Q", title=currency, format=",.0f"),
+                 alt.Tooltip("day:Q", title=day_title, format=",.1f")],
+    )
+    labels = alt.Chart(alerts).mark_text(align="left", dx=4, dy=-6, color="#e45756").encode(
+        x=alt.value(0), y="threshold:Q", text="label:N")
+    points = alt.Chart(alerts[alerts["crossed"]]).mark_point(color="#e45756", filled=True, size=60).encode(
+        x="day:Q", y="threshold:Q",
+        tooltip=[alt.Tooltip("label:N", title=""), alt.Tooltip("day:Q", title=day_title, format=",.1f")])
+    return alt.layer(line, rules, labels, points, title=title, width=WIDTH, height=220)
+
+
+def cost_vs_size(curve: pd.DataFrame, current: pd.DataFrame, *, title="Cost against model size",
+                 params_title="Parameters", cost_title="Cost", plan_title="this plan", currency="USD") -> alt.LayerChart:
+    """Total cost against parameter count at compute-optimal tokens (log-log), the current plan marked.
+    Frames: curve (params, tokens, cost); current (params, tokens, cost, label)."""
+    tooltip = [alt.Tooltip("params:Q", title=params_title, format=".3~g"), alt.Tooltip("tokens:Q", title="tokens", format=".3~g"),
+               alt.Tooltip("cost:Q", title=f"{cost_title} [{currency}]", format=",.0f")]
+    line = alt.Chart(curve).mark_line(color="#4c78a8", point=True).encode(
+        x=alt.X("params:Q", title=params_title, scale=alt.Scale(type="log"), axis=alt.Axis(labelExpr=_BILLIONS)),
+        y=alt.Y("cost:Q", title=f"{cost_title} [{currency}]", scale=alt.Scale(type="log"), axis=alt.Axis(labelExpr=_BILLIONS)),
+        tooltip=tooltip)
+    plan = alt.Chart(current).mark_point(color="#e45756", filled=True, size=120, shape="diamond").encode(
+        x="params:Q", y="cost:Q", tooltip=[alt.Tooltip("label:N", title=""), *tooltip])
+    text = alt.Chart(current).mark_text(align="left", dx=8, color="#e45756").encode(x="params:Q", y="cost:Q", text="label:N")
+    return alt.layer(line, plan, text, title=title, width=WIDTH, height=220)
+
+
+def compare(frame: pd.DataFrame, *, title="Scenario A against B", category_title="Category", cost_title="Cost",
+            scenario_title="Scenario", currency="USD") -> alt.Chart:
+    """Grouped bars of A and B per category. Frame: category, scenario, cost."""
+    return alt.Chart(frame, title=title, width=WIDTH, height=220).mark_bar().encode(
+        y=alt.Y("category:N", title=category_title, sort=None),
+        yOffset=alt.YOffset("scenario:N"),
+        x=alt.X("cost:Q", title=f"{cost_title} [{currency}]", axis=alt.Axis(labelExpr=_BILLIONS)),
+        color=alt.Color("scenario:N", title=scenario_title, scale=alt.Scale(range=["#bab0ac", "#4c78a8"])),
+        tooltip=[alt.Tooltip("category:N", title=category_title), alt.Tooltip("scenario:N", title=scenario_title),
+                 alt.Tooltip("cost:Q", title=f"{cost_title} [{currency}]", format=",.0f")],
+    )

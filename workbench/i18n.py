@@ -1,0 +1,68 @@
+"""User-facing words in English and Simplified Chinese (field labels and help live in
+``data/scenario_fields.csv``; this table holds the rest: stages, categories, units, app text)."""
+from __future__ import annotations
+
+LANGUAGES = ("en", "zh")
+
+TEXT = {
+    # stages and groups
+    "pretrain": ("Pre-training", "预训练"), "sft": ("SFT", "监督微调"), "preference": ("Preference tuning", "偏好对齐"),
+    "evaluation": ("Evaluation", "评测"), "inference": ("Inference", "推理服务"), "finetune": ("Fine-tuning", "微调"),
+    # categories
+    "compute": ("Compute", "算力"), "storage": ("Storage", "存储"), "network": ("Network", "网络"),
+    "annotation": ("Annotation", "标注"), "logging": ("Logging", "日志"), "staff": ("Staff", "人员"),
+    "power": ("Power", "电力"), "failures": ("Failures", "故障"), "experiments": ("Experiments", "实验"),
+    "redundancy": ("Redundancy", "冗余"), "fixed": ("fixed", "固定"), "elastic": ("elastic", "弹性"),
+    # units
+    "parameters": ("parameters", "参数"), "tokens": ("tokens", "token"), "days": ("days", "天"), "GPUs": ("GPUs", "块 GPU"),
+    "fraction": ("fraction", "比例"), "months": ("months", "月"), "hours": ("hours", "小时"), "minutes": ("minutes", "分钟"),
+    "years": ("years", "年"), "epochs": ("epochs", "轮"), "examples": ("examples", "条"), "comparisons": ("comparisons", "次"),
+    # app
+    "title": ("LLM Cost Workbench", "大模型成本工作台"),
+    "subtitle": ("What a training run costs, and why: every figure with its formula and source.",
+                 "一次训练要花多少钱、为什么：每个数字都有公式和出处。"),
+    "preset": ("Preset", "预设"), "language": ("Language", "语言"), "currency": ("Currency", "货币"),
+    "advanced": ("Advanced", "高级设置"), "basic": ("Main inputs", "主要输入"), "auto": ("auto", "自动"),
+    "auto_hint": ("empty = auto", "留空 = 自动"),
+    "total_cost": ("Total cost", "总成本"), "gpu_hours": ("Pre-training GPU-hours", "预训练 GPU 小时"),
+    "wall_days": ("Wall-clock", "工期"), "n_gpus": ("GPUs", "GPU 数量"),
+    "per_million": ("Pre-training cost per million tokens", "每百万训练 token 的预训练成本"),
+    "days_total": ("days for all training stages, failures included", "天（全部训练阶段，含故障）"),
+    "chart_stage": ("Cost by stage and category", "各阶段、各类别成本"),
+    "chart_tornado": ("Sensitivity: total cost at low / high input", "敏感性：输入取低 / 高值时的总成本"),
+    "chart_split": ("Pre-training vs fine-tuning vs inference", "预训练、微调与推理的占比"),
+    "chart_burn": ("Planned spend over time, with budget alert lines", "计划支出随时间变化及预算预警线"),
+    "chart_size": ("Cost against model size at compute-optimal tokens", "计算最优 token 数下成本随模型规模的变化"),
+    "chart_compare": ("Scenario A against B", "方案 A 与 B 对比"),
+    "cost": ("Cost", "成本"), "stage": ("Stage", "阶段"), "category": ("Category", "类别"), "share": ("Share", "占比"),
+    "input": ("Input", "输入"), "low": ("low", "低"), "high": ("high", "高"), "change": ("Change in total", "总成本变化"),
+    "day": ("Day", "天"), "spent": ("Spent", "已花费"), "budget_line": ("alert", "预警"), "model_size": ("Parameters", "参数量"),
+    "this_plan": ("this plan", "当前方案"), "value": ("value", "取值"), "scenario": ("Scenario", "方案"),
+    "lines": ("Cost lines, with formula and source", "成本明细（含公式与出处）"),
+    "download_csv": ("Download cost lines (CSV)", "下载成本明细（CSV）"),
+    "download_json": ("Download scenario (JSON)", "下载方案（JSON）"),
+    "export_png": ("Export charts (PNG)", "导出图表（PNG）"), "load_json": ("Load scenario (JSON)", "载入方案（JSON）"),
+    "copy_link": ("Copy link", "复制链接"), "copied": ("Link copied", "链接已复制"),
+    "pin": ("Pin as A", "固定为方案 A"), "unpin": ("Clear A", "清除方案 A"),
+    "compare_hint": ("Pin the current scenario as A, change inputs, and compare.",
+                     "将当前方案固定为 A，修改输入后进行对比。"),
+    "difference": ("B - A", "B - A"), "total": ("Total", "合计"),
+    "invalid": ("Not applied", "未应用"), "warnings": ("Notes", "提示"),
+    "recompute_ms": ("recomputed in", "重算耗时"),
+    "alerts": ("Budget alerts", "预算预警"), "not_reached": ("not reached", "未达到"),
+    "budget_basis_plan": ("against the plan's total", "以计划总额为基准"),
+    "budget_basis_given": ("against the budget", "以预算为基准"),
+    "url_error": ("Some link parameters were not applied", "部分链接参数未被应用"),
+    "load_error": ("The file was not loaded", "文件未载入"),
+    "mfu_prior": ("prior", "先验"),
+    "item": ("item", "项目"), "quantity": ("quantity", "数量"), "unit_cost": ("unit cost", "单价"),
+    "type": ("type", "类型"), "formula_source": ("formula · source", "公式 · 出处"),
+}
+
+
+def t(key: str, lang: str = "en") -> str:
+    """The text for ``key`` in ``lang``; the key itself when there is none."""
+    pair = TEXT.get(key)
+    if pair is None:
+        return key
+    return pair[1] if lang == "zh" else pair[0]

@@ -1,0 +1,692 @@
+"""The planner app (ipywidgets): controls made from the scenario field table, headline figures, charts,
+cost lines, exports, links and an A/B comparison. ``notebooks/planner.ipynb`` only calls
+:meth:`Planner.from_environment` and displays it.
+
+Design rules: the planner keeps the last *valid* scenario and estimate; a bad typed value is shown next
+to its control and changes nothing else; no callback lets an exception reach the page.
+"""
+from __future__ import annotations
+
+import base64
+import functools
+import html
+import json
+import logging
+import math
+import os
+import time
+from urllib.parse import parse_qsl, urlencode
+
+import anywidget
+import ipywidgets as w
+import numpy as np
+import pandas as pd
+import traitlets
+
+from . import catalog, charts, prices, views
+from .estimate import estimate
+from .i18n import t
+from .presets import presets
+from .scenario import Scenario, ScenarioError, check_field, fields
+from .sensitivity import sensitivity
+
+log = logging.getLogger(__name__)
+
+#: Controls shown first, in this order; every other field sits in the "Advanced" section by group.
+MAIN_FIELDS = ("params", "active_params", "tokens", "seq_len", "gpu", "mfu", "n_gpus", "target_days", "pricing",
+               "price_per_gpu_hour", "sft_examples", "sft_usd_per_example", "preference_pairs",
+               "preference_usd_per_pair", "redundancy_factor", "budget_usd")
+#: URL parameters that belong to the app, not to the scenario.
+APP_PARAMS = ("lang", "currency")
+CURRENCIES = ("USD", "CNY")
+GROUP_LABELS = {
+    "model": ("Model", "模型"), "hardware": ("Hardware", "硬件"), "cost": ("Pricing", "计价"),
+    "memory": ("Memory and parallelism", "显存与并行"), "sft": ("Supervised fine-tuning", "监督微调"),
+    "preference": ("Preference tuning", "偏好对齐"), "evaluation": ("Evaluation", "评测"),
+    "inference": ("Serving", "推理服务"), "storage": ("Storage", "存储"), "network": ("Network", "网络"),
+    "annotation": ("Annotation", "标注"), "operations": ("Logging and staff", "日志与人员"),
+    "failures": ("Failures and checkpoints", "故障与检查点"), "experiments": ("Experiments", "实验"),
+    "budget": ("Budget and currency", "预算与货币"), "self_hosted": ("Self-hosted", "自建机房"),
+}
+
+
+def format_quantity(value) -> str:
+    """A compact, re-parseable rendering: 7e9 -> '7B', 1418091 -> '1.41809M', 0.346 -> '0.346'."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    x = float(value)
+    for size, suffix in ((1e15, "P"), (1e12, "T"), (1e9, "B"), (1e6, "M")):
+        if abs(x) >= size:
+            return f"{x / size:.6g}{suffix}"
+    return f"{x:.6g}"
+
+
+def _safe(method):
+    """Run a callback; show any error in the banner instead of letting it reach the page."""
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except ScenarioError as error:
+            self._show_banner([str(error)])
+        except Exception as error:  # noqa: BLE001 - the page must never see a traceback
+            log.exception("planner callback failed")
+            self._show_banner([f"{type(error).__name__}: {error}"])
+    return wrapper
+
+
+class LinkBar(anywidget.AnyWidget):
+    """Keeps the address bar on the current scenario's URL and copies it on request (inline JS, offline)."""
+
+    _esm = """
+    function render({ model, el }) {
+      const button = document.createElement("button");
+      button.className = "jupyter-button wb-copy-link";
+      const status = document.createElement("span");
+      status.className = "wb-copy-status";
+      const link = document.createElement("a");
+      link.className = "wb-share-link";
+      link.target = "_blank";
+      function update() {
+        const q = model.get("query");
+        const url = location.origin + location.pathname + (q ? "?" + q : "");
+        if (model.get("update_address_bar")) { history.replaceState(null, "", url); }
+        link.href = url;
+        link.textContent = url;
+        button.textContent = model.get("button_text");
+      }
+      button.onclick = async () => {
+        try { await navigator.clipboard.writeText(link.href); status.textContent = " " + model.get("copied_text"); }
+        catch (e) { const r = document.createRange(); r.selectNodeContents(link);
+                    const s = getSelection(); s.removeAllRanges(); s.addRange(r); status.textContent = ""; }
+      };
+      model.on("change:query", update);
+      model.on("change:button_text", update);
+      update();
+      el.append(button, status, document.createElement("br"), link);
+    }
+    export default { render };
+    """
+    _css = """
+    .wb-share-link { font-size: 11px; word-break: break-all; color: #555; }
+    .wb-copy-status { color: #2a7d2a; font-size: 12px; }
+    """
+    query = traitlets.Unicode("").tag(sync=True)
+    button_text = traitlets.Unicode("Copy link").tag(sync=True)
+    copied_text = traitlets.Unicode("Link copied").tag(sync=True)
+    update_address_bar = traitlets.Bool(False).tag(sync=True)
+
+
+class FieldControl:
+    """One scenario field: label with unit, slider or menu, a text box for typed values, an 'auto' button
+    for fields whose empty value is resolved by the estimate, a message line and a help line."""
+
+    def __init__(self, field, value, on_change, lang="en"):
+        self.field, self.on_change, self.lang = field, on_change, lang
+        self._syncing = False
+        self.label = w.HTML(layout=w.Layout(width="165px"))
+        self.message = w.HTML(layout=w.Layout(margin="0 0 0 165px"))
+        self.message.add_class("wb-message")
+        self.help = w.HTML()
+        self.help.add_class("wb-help")
+        self.slider = self.menu = self.text = self.auto = None
+        parts = [self.label]
+        f = field
+        if f.type in ("choice", "gpu", "provider"):
+            options = {"gpu": catalog.gpu_ids, "provider": prices.providers}.get(f.type, lambda: list(f.choices))()
+            self.menu = w.Dropdown(options=options, value=value, layout=w.Layout(width="250px"))
+            self.menu.observe(self._menu_changed, "value")
+            parts.append(self.menu)
+        else:
+            if f.numeric:
+                self.slider = self._make_slider(f)
+                self.slider.observe(self._slider_changed, "value")
+                parts.append(self.slider)
+            self.text = w.Text(value=format_quantity(value), continuous_update=False,
+                               layout=w.Layout(width="100px" if f.numeric else "250px"))
+            self.text.observe(self._text_changed, "value")
+            parts.append(self.text)
+            if f.nullable:
+                self.auto = w.Button(layout=w.Layout(width="52px"))
+                self.auto.on_click(self._auto_clicked)
+                parts.append(self.auto)
+        self.widget = w.VBox([w.HBox(parts), self.message, self.help], layout=w.Layout(margin="0 0 4px 0"))
+        self.widget.add_class("wb-control")
+        self.widget.add_class(f"wb-field-{f.name}")
+        self.set_value(value)
+        self.relabel(lang)
+
+    @staticmethod
+    def _make_slider(f):
+        common = dict(continuous_update=False, readout=False, layout=w.Layout(width="150px"))
+        if f.scale == "log":
+            lo = f.min if f.min > 0 else (f.default / 1000 if isinstance(f.default, (int, float)) and f.default > 0
+                                          else f.max / 1e9)
+            return w.FloatLogSlider(min=math.log10(lo), max=math.log10(f.max), step=0.01, base=10, **common)
+        if f.type == "int":
+            return w.IntSlider(min=int(f.min), max=int(f.max), step=1, **common)
+        return w.FloatSlider(min=f.min, max=f.max, step=(f.max - f.min) / 200, **common)
+
+    # -- display --------------------------------------------------------------------------------------
+    def relabel(self, lang):
+        f = self.field
+        self.lang = lang
+        label = f.label_zh if lang == "zh" else f.label
+        unit = t(f.unit, lang) if f.unit else ""
+        self.label.value = f"<b>{html.escape(label)}</b>" + (f" <span class='wb-unit'>[{html.escape(unit)}]</span>" if unit else "")
+        self.help.value = html.escape(f.help_zh if lang == "zh" else f.help)
+        if self.auto is not None:
+            self.auto.description = t("auto", lang)
+            self.auto.tooltip = t("auto_hint", lang)
+
+    def set_value(self, value):
+        """Show ``value`` without calling back."""
+        self._syncing = True
+        try:
+            if self.menu is not None:
+                self.menu.value = value
+            if self.text is not None:
+                self.text.value = format_quantity(value)
+            if self.slider is not None and value is not None:
+                self._move_slider(value)
+        finally:
+            self._syncing = False
+
+    def show_resolved(self, value):
+        """For an empty (auto) field: the value the estimate used, as placeholder and slider position."""
+        if self.text is None or not self.field.nullable:
+            return
+        self.text.placeholder = f"{t('auto', self.lang)}: {format_quantity(value)}"
+        if self.text.value == "" and value is not None and np.isfinite(value) and self.slider is not None:
+            self._syncing = True
+            try:
+                self._move_slider(value)
+            finally:
+                self._syncing = False
+
+    def _move_slider(self, value):
+        s = self.slider
+        lo, hi = (10 ** s.min, 10 ** s.max) if isinstance(s, w.FloatLogSlider) else (s.min, s.max)
+        s.value = min(max(value, lo), hi)
+
+    def set_error(self, message):
+        self.message.value = f"<span class='wb-error'>{html.escape(message)}</span>" if message else ""
+
+    # -- events ---------------------------------------------------------------------------------------
+    def _emit(self, value):
+        self.set_error("")
+        self.on_change(self.field.name, value)
+
+    def _menu_changed(self, change):
+        if not self._syncing:
+            self._emit(change["new"])
+
+    def _slider_changed(self, change):
+        if self._syncing:
+            return
+        value = change["new"]
+        if self.field.type == "int":
+            value = int(round(value))
+        elif isinstance(self.slider, w.FloatLogSlider):
+            value = float(f"{value:.3g}")
+        self._syncing = True
+        try:
+            self.text.value = format_quantity(value)
+        finally:
+            self._syncing = False
+        self._emit(value)
+
+    def _text_changed(self, change):
+        if self._syncing:
+            return
+        try:
+            value = check_field(self.field.name, change["new"])
+        except ScenarioError as error:
+            self.set_error(str(error))
+            return
+        if self.slider is not None and value is not None:
+            self._syncing = True
+            try:
+                self._move_slider(value)
+            finally:
+                self._syncing = False
+        self._emit(value)
+
+    def _auto_clicked(self, _button):
+        self.set_value(None)
+        self._emit(None)
+
+
+def _data_link(payload: bytes, filename: str, mime: str, text: str) -> str:
+    data = base64.b64encode(payload).decode("ascii")
+    return (f"<a class='wb-download' download='{html.escape(filename)}' href='data:{mime};base64,{data}'>"
+            f"{html.escape(text)}</a>")
+
+
+def parse_app_query(query: str):
+    """(scenario values that are valid on their own, app options, error messages) from a URL query.
+
+    Unlike :meth:`Scenario.from_query`, a bad parameter does not discard the others: it is reported and
+    left at its default, so a link with one typo still opens the rest of its scenario.
+    """
+    values, options, errors = {}, {"lang": "en", "currency": "USD"}, []
+    spec = fields()
+    for key, value in parse_qsl(str(query or "").lstrip("?"), keep_blank_values=True):
+        if key == "lang":
+            options["lang"] = "zh" if value.lower().startswith("zh") else "en"
+        elif key == "currency":
+            if value.upper() in CURRENCIES:
+                options["currency"] = value.upper()
+            else:
+                errors.append(f"currency={value!r}: allowed: {', '.join(CURRENCIES)}")
+        elif key == "v":
+            if value.strip() != "1":
+                errors.append(f"v={value!r}: this workbench reads scenario links of version 1")
+        elif key in spec:
+            try:
+                values[key] = check_field(key, value)
+            except ScenarioError as error:
+                errors.append(str(error))
+        elif not key.startswith("voila"):
+            errors.append(f"{key}: unknown parameter")
+    while True:  # drop fields that break a rule involving several fields, one at a time
+        try:
+            Scenario(**values)
+            break
+        except ScenarioError as error:
+            if error.field not in values:
+                errors.append(str(error))
+                values = {}
+                break
+            errors.append(str(error))
+            values.pop(error.field)
+    return values, options, errors
+
+
+class Planner:
+    """The planner app. ``Planner().widget`` is the whole page."""
+
+    def __init__(self, values=None, lang="en", currency="USD", notices=(), in_voila=False):
+        import altair as alt
+        alt.JupyterChart.enable_offline()  # charts render from the kernel's bundle: no CDN
+        self.lang, self.currency = lang, currency
+        self.values = Scenario(**(values or {})).to_dict()
+        self.controls: dict[str, FieldControl] = {}
+        self.scenario = self.est = self.sens = self.curve = None
+        self.pinned = None
+        self._relabelling = False
+        self.last_recompute_ms = float("nan")
+        self._build(in_voila)
+        self._notices = list(notices)
+        self.recompute()
+
+    # -- construction ---------------------------------------------------------------------------------
+    @classmethod
+    def from_environment(cls) -> Planner:
+        """A planner for the current request: the URL query restores a scenario, ``lang`` and ``currency``.
+
+        Under Voilà with preheated kernels the query arrives only once a user opens the page, so wait for it.
+        """
+        try:
+            from voila.utils import wait_for_request
+            wait_for_request()
+        except Exception:  # noqa: BLE001 - not under Voilà, or an older Voilà: use the environment as it is
+            pass
+        in_voila = os.environ.get("SERVER_SOFTWARE", "").startswith("voila") or "VOILA_PREHEAT" in os.environ
+        values, options, errors = parse_app_query(os.environ.get("QUERY_STRING", ""))
+        notices = [f"{t('url_error', options['lang'])}: " + "; ".join(errors)] if errors else []
+        return cls(values, options["lang"], options["currency"], notices, in_voila=in_voila)
+
+    def _build(self, in_voila):
+        spec = fields()
+        self.title = w.HTML()
+        self.preset = w.Dropdown(layout=w.Layout(width="260px"))
+        self.preset.observe(self._preset_changed, "value")
+        self.language = w.ToggleButtons(options=[("English", "en"), ("简体中文", "zh")], value=self.lang)
+        self.language.add_class("wb-language")
+        self.language.observe(self._language_changed, "value")
+        self.currency_toggle = w.ToggleButtons(options=list(CURRENCIES), value=self.currency)
+        self.currency_toggle.add_class("wb-currency")
+        self.currency_toggle.observe(self._currency_changed, "value")
+        self.link = LinkBar(update_address_bar=in_voila)
+        self.banner = w.HTML()
+        self.banner.add_class("wb-banner")
+
+        for name in MAIN_FIELDS:
+            self._control(name)
+        self.main_box = w.VBox([self.controls[name].widget for name in MAIN_FIELDS])
+        self.advanced_groups = [g for g in GROUP_LABELS if any(f.group == g and f.name not in MAIN_FIELDS
+                                                               for f in spec.values())]
+        self.advanced = w.Accordion(children=[w.VBox() for _ in self.advanced_groups], selected_index=None)
+        self.advanced.observe(self._advanced_opened, "selected_index")
+        self.advanced_title = w.HTML()
+
+        self.headline = w.HTML()
+        self.headline.add_class("wb-headline")
+        self.notes = w.HTML()
+        import altair as alt
+        self.chart = alt.JupyterChart(alt.Chart(pd.DataFrame({"x": [0]})).mark_point())
+        self.chart.add_class("wb-charts")
+        self.timing = w.HTML()
+        self.timing.add_class("wb-timing")
+
+        self.pin_button = w.Button(icon="thumb-tack")
+        self.pin_button.on_click(self._pin)
+        self.unpin_button = w.Button(disabled=True)
+        self.unpin_button.on_click(self._unpin)
+        self.compare_hint = w.HTML()
+        self.compare_table = w.HTML()
+        self.compare_box = w.VBox([w.HBox([self.pin_button, self.unpin_button]), self.compare_hint, self.compare_table])
+
+        self.lines_title = w.HTML()
+        self.lines_table = w.HTML(layout=w.Layout(max_height="420px", overflow="auto"))
+        self.downloads = w.HTML()
+        self.png_button = w.Button()
+        self.png_button.on_click(self._export_png)
+        self.png_links = w.HTML()
+        self.upload = w.FileUpload(accept=".json,application/json", multiple=False)
+        self.upload.observe(self._upload_changed, "value")
+        self.upload_message = w.HTML()
+
+        header = w.VBox([self.title, w.HBox([self.preset, self.language, self.currency_toggle]), self.link, self.banner,
+                         self.headline, self.notes])
+        left = w.VBox([self.main_box, self.advanced_title, self.advanced], layout=w.Layout(width="500px", min_width="500px"))
+        right = w.VBox([self.chart, self.timing, self.compare_box, self.lines_title, self.downloads,
+                        w.HBox([self.png_button, self.upload]), self.png_links, self.upload_message, self.lines_table],
+                       layout=w.Layout(flex="1 1 0", min_width="640px"))
+        style = w.HTML("<style>" + _CSS + "</style>")
+        self.widget = w.VBox([style, header, w.HBox([left, right], layout=w.Layout(flex_flow="row wrap", width="100%"))])
+        self.widget.add_class("wb-planner")
+        self._relabel()
+
+    def _control(self, name) -> FieldControl:
+        if name not in self.controls:
+            self.controls[name] = FieldControl(fields()[name], self.values[name], self._field_changed, self.lang)
+        return self.controls[name]
+
+    @_safe
+    def _advanced_opened(self, change):
+        index = change["new"]
+        if index is None:
+            return
+        group = self.advanced_groups[index]
+        box = self.advanced.children[index]
+        if not box.children:  # built on first opening: keeps the first page load light
+            names = [f.name for f in fields().values() if f.group == group and f.name not in MAIN_FIELDS]
+            box.children = [self._control(name).widget for name in names]
+            self._show_resolved()
+
+    # -- events ---------------------------------------------------------------------------------------
+    @_safe
+    def _field_changed(self, name, value):
+        self.values[name] = value
+        self.recompute(changed=name)
+
+    @_safe
+    def _preset_changed(self, change):
+        if not change["new"] or self._relabelling:
+            return
+        scenario = Scenario.from_query(presets()[change["new"]]["query"])
+        self.set_scenario(scenario)
+
+    @_safe
+    def _language_changed(self, change):
+        self.lang = change["new"]
+        self._relabel()
+        self._render()
+
+    @_safe
+    def _currency_changed(self, change):
+        self.currency = change["new"]
+        self._render()
+
+    @_safe
+    def _pin(self, _button):
+        self.pinned = (self.scenario, self.est)
+        self.unpin_button.disabled = False
+        self._render()
+
+    @_safe
+    def _unpin(self, _button):
+        self.pinned = None
+        self.unpin_button.disabled = True
+        self._render()
+
+    @_safe
+    def _upload_changed(self, change):
+        files = change["new"]
+        if not files:
+            return
+        content = files[0]["content"] if isinstance(files, (list, tuple)) else next(iter(files.values()))["content"]
+        try:
+            scenario = Scenario.from_json(bytes(content).decode("utf-8", errors="replace"))
+        except ScenarioError as error:
+            self.upload_message.value = (f"<span class='wb-error'>{html.escape(t('load_error', self.lang))}: "
+                                         f"{html.escape(str(error))}</span>")
+            return
+        self.upload_message.value = ""
+        self.set_scenario(scenario)
+
+    @_safe
+    def _export_png(self, _button):
+        import vl_convert as vlc
+        links = []
+        for key, chart in self._charts().items():
+            png = vlc.vegalite_to_png(chart.to_json(), scale=2)
+            links.append(_data_link(png, f"{key}.png", "image/png", f"{t('chart_' + key, self.lang)} (PNG)"))
+        self.png_links.value = " · ".join(links)
+
+    # -- state ----------------------------------------------------------------------------------------
+    def set_scenario(self, scenario: Scenario):
+        """Show ``scenario`` in every control and recompute."""
+        self.values = scenario.to_dict()
+        for name, control in self.controls.items():
+            control.set_value(self.values[name])
+            control.set_error("")
+        self.recompute()
+
+    def recompute(self, changed=None):
+        """Estimate the current values; on an invalid combination keep the last valid state."""
+        started = time.perf_counter()
+        try:
+            scenario = Scenario(**self.values)
+        except ScenarioError as error:
+            control = self.controls.get(error.field.split("[")[0]) or self.controls.get(changed)
+            if control is not None:
+                control.set_error(str(error))
+            self._show_banner([f"{t('invalid', self.lang)}: {error}"])
+            return False
+        est = estimate(scenario)
+        sens = sensitivity(scenario)
+        curve = views.size_curve(scenario)
+        self.last_recompute_ms = (time.perf_counter() - started) * 1000.0
+        self.scenario, self.est, self.sens, self.curve = scenario, est, sens, curve
+        for control in self.controls.values():
+            control.set_error("")
+        self._show_banner(self._notices)
+        self._notices = []
+        self._render()
+        return True
+
+    # -- rendering ------------------------------------------------------------------------------------
+    def _show_banner(self, messages):
+        self.banner.value = "".join(f"<div class='wb-error'>{html.escape(m)}</div>" for m in messages)
+
+    def _relabel(self):
+        self._relabelling = True
+        try:
+            self._relabel_all()
+        finally:
+            self._relabelling = False
+
+    def _relabel_all(self):
+        lang = self.lang
+        self.title.value = (f"<h2 class='wb-title'>{html.escape(t('title', lang))}</h2>"
+                            f"<div class='wb-subtitle'>{html.escape(t('subtitle', lang))}</div>")
+        options = [(p["label_zh"] if lang == "zh" else p["label"], key) for key, p in presets().items()]
+        current = self.preset.value
+        self.preset.options = [(t("preset", lang) + "…", ""), *options]
+        self.preset.value = current if current in dict(options).values() else ""
+        for control in self.controls.values():
+            control.relabel(lang)
+        for i, group in enumerate(self.advanced_groups):
+            self.advanced.set_title(i, GROUP_LABELS[group][1 if lang == "zh" else 0])
+        self.advanced_title.value = f"<h4>{html.escape(t('advanced', lang))}</h4>"
+        self.link.button_text, self.link.copied_text = t("copy_link", lang), t("copied", lang)
+        self.pin_button.description, self.unpin_button.description = t("pin", lang), t("unpin", lang)
+        self.compare_hint.value = f"<i>{html.escape(t('compare_hint', lang))}</i>"
+        self.lines_title.value = f"<h4>{html.escape(t('lines', lang))}</h4>"
+        self.png_button.description = t("export_png", lang)
+        self.upload.description = t("load_json", lang)
+        self.upload.layout.width = "220px"
+
+    def _show_resolved(self):
+        d, est = self.est.details, self.est
+        resolved = {"mfu": est.mfu, "n_gpus": est.n_gpus, "price_per_gpu_hour": d["price_per_gpu_hour"],
+                    "active_params": d["active_params"], "d_model": d["d_model"], "n_layers": d["n_layers"],
+                    "staff_months": d["staff_months"], "checkpoint_interval_hours": d["checkpoint_interval_hours"],
+                    "reward_model_params": d["reward_model_params"], "gpu_purchase_usd": d["gpu_purchase_usd"],
+                    "serving_tokens_per_second_per_gpu": d["serving_tokens_per_second_per_gpu"],
+                    "budget_usd": est.total_cost_usd}
+        for name, value in resolved.items():
+            if name in self.controls and self.values[name] is None:
+                self.controls[name].show_resolved(float(value) if value is not None else None)
+
+    def _charts(self) -> dict:
+        est, lang, cur = self.est, self.lang, self.currency
+        r = views.rate(est, cur)
+        burn, alerts = views.burn(est, cur, lang)
+        curve = self.curve.assign(cost=self.curve["cost_usd"] * r)
+        current = pd.DataFrame({"params": [self.scenario.params], "tokens": [self.scenario.tokens],
+                                "cost": [est.total_cost_usd * r], "label": [t("this_plan", lang)]})
+        common = dict(currency=cur, cost_title=t("cost", lang))
+        parts = {
+            "stage": charts.cost_by_stage(views.stage_category(est, cur, lang), title=t("chart_stage", lang),
+                                          stage_title=t("stage", lang), category_title=t("category", lang), **common),
+            "split": charts.split(views.split(est, cur, lang), title=t("chart_split", lang), group_title=t("stage", lang),
+                                  share_title=t("share", lang), **common),
+            "tornado": charts.tornado(views.tornado(self.sens, est, cur, lang), title=t("chart_tornado", lang),
+                                      input_title=t("input", lang), change_title=t("change", lang),
+                                      value_title=t("value", lang), currency=cur),
+            "burn": charts.burn_down(burn, alerts, title=t("chart_burn", lang), day_title=t("day", lang),
+                                     spent_title=t("spent", lang), currency=cur),
+            "size": charts.cost_vs_size(curve, current, title=t("chart_size", lang), params_title=t("model_size", lang),
+                                        plan_title=t("this_plan", lang), **common),
+        }
+        if self.pinned is not None:
+            table = views.compare(self.pinned[1], est, cur, lang)
+            parts["compare"] = charts.compare(views.compare_long(table, lang), title=t("chart_compare", lang),
+                                              category_title=t("category", lang), scenario_title=t("scenario", lang),
+                                              **common)
+        return parts
+
+    def _render(self):
+        if self.est is None:
+            return
+        import altair as alt
+        parts = self._charts()
+        self.chart.chart = alt.vconcat(*parts.values(), spacing=28).resolve_scale(color="independent")
+        self._render_headline()
+        self._render_lines()
+        self._render_compare()
+        self._show_resolved()
+        query = self.scenario.to_query()
+        extra = {k: v for k, v in (("lang", self.lang), ("currency", self.currency)) if v not in ("en", "USD")}
+        self.link.query = query + ("&" + urlencode(extra) if extra else "")
+        self.timing.value = (f"<span class='wb-timing'>{html.escape(t('recompute_ms', self.lang))} "
+                             f"{self.last_recompute_ms:.0f} ms</span>")
+
+    def _money(self, usd) -> str:
+        return f"{usd * views.rate(self.est, self.currency):,.0f} {self.currency}"
+
+    def _render_headline(self):
+        est, d, lang, s = self.est, self.est.details, self.lang, self.scenario
+        pretrain = est.totals("stage")["pretrain"]
+        per_million = pretrain / (s.tokens / 1e6)
+        mfu_note = f" ({t('mfu_prior', lang)})" if s.mfu is None else ""
+        cards = [
+            (t("total_cost", lang), self._money(est.total_cost_usd), "wb-total"),
+            (t("gpu_hours", lang), f"{est.gpu_hours:,.0f} GPU-h · MFU {est.mfu:.3f}{mfu_note}", "wb-gpu-hours"),
+            (t("wall_days", lang), f"{est.wall_days:,.1f} {t('days', lang)} · {d['training_days_total']:,.1f} "
+                                   f"{t('days_total', lang)}", "wb-wall-days"),
+            (t("n_gpus", lang), f"{est.n_gpus:,.0f} × {s.gpu}", "wb-n-gpus"),
+            (t("per_million", lang), f"{per_million * views.rate(est, self.currency):,.4f} {self.currency}", "wb-per-million"),
+        ]
+        html_cards = "".join(f"<div class='wb-card {cls}'><div class='wb-card-label'>{html.escape(label)}</div>"
+                             f"<div class='wb-card-value'>{html.escape(value)}</div></div>" for label, value, cls in cards)
+        alerts = views.burn(est, self.currency, lang)[1]
+        basis = t("budget_basis_given" if s.budget_usd is not None else "budget_basis_plan", lang)
+        alert_text = " · ".join(
+            f"{html.escape(label)}: " + (f"{t('day', lang)} {day:,.1f}" if crossed else t("not_reached", lang))
+            for label, day, crossed in zip(alerts["label"], alerts["day"], alerts["crossed"]))
+        self.headline.value = (f"<div class='wb-cards'>{html_cards}</div>"
+                               f"<div class='wb-alerts'><b>{html.escape(t('alerts', lang))}</b> ({html.escape(basis)}): "
+                               f"{alert_text}</div>")
+        notes = est.warnings
+        self.notes.value = ("<div class='wb-notes'><b>" + html.escape(t("warnings", lang)) + ":</b> "
+                            + " ".join(html.escape(n) for n in notes) + "</div>") if notes else ""
+
+    def _render_lines(self):
+        table = views.lines_table(self.est, self.currency, self.lang)
+        code = self.currency.lower()
+        e = html.escape
+        lang = self.lang
+        head = [t("stage", lang), t("category", lang), t("item", lang), t("quantity", lang),
+                f"{t('unit_cost', lang)} [{self.currency}]", f"{t('cost', lang)} [{self.currency}]", t("type", lang),
+                t("formula_source", lang)]
+        rows = []
+        for r in table.to_dict("records"):
+            rows.append(
+                f"<tr><td>{e(r['stage'])}</td><td>{e(r['category'])}</td><td>{e(r['item'])}</td>"
+                f"<td class='wb-num'>{r['quantity']:,.4g} {e(r['unit'])}</td>"
+                f"<td class='wb-num'>{r[f'unit_cost_{code}']:,.4g}</td><td class='wb-num'><b>{r[f'cost_{code}']:,.0f}</b></td>"
+                f"<td>{e(r['cost_type'])}</td><td class='wb-source'>{e(r['formula'])}<br>{e(r['source'])}</td></tr>")
+        self.lines_table.value = ("<table class='wb-lines'><thead><tr>" + "".join(f"<th>{e(h)}</th>" for h in head)
+                                  + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
+        csv_bytes = table.to_csv(index=False).encode("utf-8")
+        json_bytes = self.scenario.to_json(indent=2).encode("utf-8")
+        self.downloads.value = (_data_link(csv_bytes, "cost_lines.csv", "text/csv", t("download_csv", self.lang))
+                                + " · " + _data_link(json_bytes, "scenario.json", "application/json",
+                                                     t("download_json", self.lang)))
+
+    def _render_compare(self):
+        if self.pinned is None or self.est is None:
+            self.compare_table.value = ""
+            return
+        table = views.compare(self.pinned[1], self.est, self.currency, self.lang)
+        shown = table.rename(columns={"category": t("category", self.lang), "difference": t("difference", self.lang)})
+        difference = t("difference", self.lang)
+        for column in ("A", "B"):
+            shown[column] = shown[column].map(lambda c: f"{c:,.0f}")
+        shown[difference] = shown[difference].map(lambda c: f"{c:+,.0f}")
+        self.compare_table.value = (f"<b>{html.escape(t('chart_compare', self.lang))} [{self.currency}]</b>"
+                                    + shown.to_html(index=False, escape=True, classes="wb-compare", border=0))
+
+
+_CSS = """
+.wb-planner { font-family: system-ui, -apple-system, 'Segoe UI', 'Noto Sans', 'Noto Sans CJK SC', sans-serif; }
+.wb-title { margin: 4px 0 0 0; }
+.wb-subtitle { color: #555; margin-bottom: 6px; }
+.wb-help { color: #777; margin: -6px 0 0 165px; }
+.wb-help .widget-html-content { font-size: 11px; line-height: 1.25; }
+.wb-control .widget-html-content { line-height: 1.3; }
+.wb-message .widget-html-content { line-height: 1.3; }
+.wb-unit { color: #777; font-weight: normal; }
+.wb-error { color: #b00020; font-size: 12px; }
+.wb-cards { display: flex; flex-wrap: wrap; gap: 8px; margin: 6px 0; }
+.wb-card { border: 1px solid #ddd; border-radius: 6px; padding: 6px 10px; min-width: 150px; }
+.wb-card-label { color: #666; font-size: 11px; }
+.wb-card-value { font-size: 16px; font-weight: 600; }
+.wb-total .wb-card-value { font-size: 22px; color: #1d4e89; }
+.wb-alerts, .wb-notes { font-size: 12px; margin: 4px 0; }
+.wb-notes { color: #8a5a00; }
+.wb-timing { color: #999; font-size: 11px; }
+table.wb-lines, table.wb-compare { border-collapse: collapse; font-size: 11px; }
+table.wb-lines td, table.wb-lines th, table.wb-compare td, table.wb-compare th { padding: 2px 6px; border-bottom: 1px solid #eee; text-align: left; }
+.wb-download { margin-right: 8px; }
+.wb-lines td.wb-num { text-align: right; white-space: nowrap; }
+.wb-lines td.wb-source { color: #777; font-size: 10px; max-width: 360px; }
+.wb-lines td, .wb-lines th { vertical-align: top; line-height: 1.25; }
+"""

@@ -1,0 +1,120 @@
+"""Tidy frames for the app's charts and tables: an Estimate (and friends) in, a labelled frame out.
+
+Costs are converted to the display currency (``USD``, or ``CNY`` at the scenario's ``cny_per_usd``) and
+labels translated (``lang`` ``en`` or ``zh``); the chart builders in :mod:`workbench.charts` take these
+frames as they are.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from . import budget, scaling
+from .estimate import CATEGORIES, STAGE_GROUPS, STAGES, Estimate, estimate
+from .i18n import t
+from .scenario import Scenario, fields
+
+
+def rate(est: Estimate, currency: str) -> float:
+    """Multiplier from USD to ``currency``."""
+    return float(est.scenario.cny_per_usd) if currency == "CNY" else 1.0
+
+
+def stage_category(est: Estimate, currency="USD", lang="en") -> pd.DataFrame:
+    """Cost per stage and category: ``stage``, ``category``, ``cost``, ``stage_order``, ``category_order``."""
+    table = est.lines.groupby(["stage", "category"], as_index=False)["cost_usd"].sum()
+    table = table[table["cost_usd"] > 0]
+    return pd.DataFrame({
+        "stage": [t(s, lang) for s in table["stage"]], "category": [t(c, lang) for c in table["category"]],
+        "cost": table["cost_usd"].to_numpy() * rate(est, currency),
+        "stage_order": [STAGES.index(s) for s in table["stage"]],
+        "category_order": [CATEGORIES.index(c) for c in table["category"]],
+    })
+
+
+def split(est: Estimate, currency="USD", lang="en") -> pd.DataFrame:
+    """Pre-training vs fine-tuning vs inference: ``group``, ``cost``, ``share``."""
+    totals = est.totals("group")
+    total = totals.sum()
+    return pd.DataFrame({"group": [t(g, lang) for g in totals.index], "cost": totals.to_numpy() * rate(est, currency),
+                         "share": totals.to_numpy() / total if total > 0 else 0.0})
+
+
+def tornado(sensitivity_table: pd.DataFrame, est: Estimate, currency="USD", lang="en", top: int = 10) -> pd.DataFrame:
+    """Long frame for a tornado chart: one row per input and side (``low``/``high``), ``delta`` from the base
+    total, the input's value and unit, ordered by swing."""
+    table = sensitivity_table.head(top)
+    r = rate(est, currency)
+    spec = fields()
+    rows = []
+    for order, row in enumerate(table.itertuples()):
+        f = spec[row.input]
+        label = f.label_zh if lang == "zh" else f.label
+        for side, value, total in (("low", row.low_value, row.low_total_usd), ("high", row.high_value, row.high_total_usd)):
+            rows.append({"input": label, "side": t(side, lang), "value": value, "unit": t(f.unit, lang),
+                         "delta": (total - row.base_total_usd) * r, "total": total * r, "order": order})
+    return pd.DataFrame(rows)
+
+
+def burn(est: Estimate, currency="USD", lang="en") -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(burn frame ``day``, ``spent``; alert frame ``label``, ``threshold``, ``day``, ``crossed``)."""
+    r = rate(est, currency)
+    spent = budget.burn(est)
+    alerts = budget.crossings(est)
+    burn_frame = pd.DataFrame({"day": spent["day"], "spent": spent["spent_usd"] * r})
+    alert_frame = pd.DataFrame({
+        "label": [f"{p:g} % {t('budget_line', lang)}" for p in alerts["alert_percent"]],
+        "threshold": alerts["threshold_usd"] * r, "day": alerts["day"], "crossed": alerts["crossed"],
+    })
+    return burn_frame, alert_frame
+
+
+def size_curve(scenario: Scenario, points: int = 25, span: float = 30.0) -> pd.DataFrame:
+    """Total cost [USD] of the scenario resized to other parameter counts, each trained on its
+    compute-optimal tokens, evaluated as one batch: ``params``, ``tokens``, ``cost_usd``.
+
+    Sizes run from params/span to params*span (within the field's range); a mixture-of-experts keeps its
+    ratio of active to total parameters.
+    """
+    spec = fields()["params"]
+    lo = max(spec.min, scenario.params / span)
+    hi = min(spec.max, scenario.params * span)
+    params = np.logspace(np.log10(lo), np.log10(hi), points)
+    active_ratio = 1.0 if scenario.active_params is None else scenario.active_params / scenario.params
+    active = params * active_ratio
+    tokens = np.clip(scaling.compute_optimal_tokens(active, scenario.scaling_law), fields()["tokens"].min,
+                     fields()["tokens"].max)
+    changes = {"params": params, "tokens": tokens, "d_model": None, "n_layers": None,
+               "active_params": None if scenario.active_params is None else active,
+               "reward_model_params": None}
+    batch = estimate(scenario.replace(**changes))
+    return pd.DataFrame({"params": params, "tokens": tokens, "cost_usd": batch.total_cost_usd})
+
+
+def compare(a: Estimate, b: Estimate, currency="USD", lang="en") -> pd.DataFrame:
+    """Per category: cost in A, in B and B - A, plus a total row (in the display currency of B's rate)."""
+    r = rate(b, currency)
+    ta, tb = a.totals("category") * r, b.totals("category") * r
+    table = pd.DataFrame({"category": [t(c, lang) for c in CATEGORIES], "A": ta.to_numpy(), "B": tb.to_numpy()})
+    table.loc[len(table)] = [t("total", lang), ta.sum(), tb.sum()]
+    table["difference"] = table["B"] - table["A"]
+    return table
+
+
+def compare_long(table: pd.DataFrame, lang="en") -> pd.DataFrame:
+    """The compare table without its total row, long form for a grouped bar chart."""
+    body = table.iloc[:-1]
+    return body.melt(id_vars="category", value_vars=["A", "B"], var_name="scenario", value_name="cost")
+
+
+def lines_table(est: Estimate, currency="USD", lang="en") -> pd.DataFrame:
+    """The cost lines for display and CSV export, with translated stage and category names."""
+    r = rate(est, currency)
+    lines = est.lines
+    return pd.DataFrame({
+        "stage": [t(s, lang) for s in lines["stage"]], "category": [t(c, lang) for c in lines["category"]],
+        "item": lines["item"], "quantity": lines["quantity"], "unit": lines["unit"],
+        f"unit_cost_{currency.lower()}": lines["unit_cost_usd"] * r, f"cost_{currency.lower()}": lines["cost_usd"] * r,
+        "cost_type": [t(c, lang) for c in lines["cost_type"]], "group": [t(STAGE_GROUPS[s], lang) for s in lines["stage"]],
+        "formula": lines["formula"], "source": lines["source"],
+    })
