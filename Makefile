@@ -1,5 +1,5 @@
 # Two entry points for a fresh machine (Python >= 3.10 with venv):
-#   make app   - install into .venv and run the main job
+#   make app   - install into .venv and serve the planner app at http://localhost:8866
 #   make test  - install into .venv (with test extras) and run the whole test suite
 VENV ?= .venv
 PYTHON ?= python3
@@ -15,8 +15,10 @@ $(BIN)/.installed: pyproject.toml
 
 install: $(BIN)/.installed
 
+PORT ?= 8866
+
 app: install
-	$(BIN)/workbench estimate
+	$(BIN)/voila notebooks/planner.ipynb --port=$(PORT) --no-browser
 
 test: install
 	$(BIN)/python -m pytest

@@ -22,11 +22,11 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_voila(extra_args=(), cwd=ROOT):
+def start_voila(extra_args=(), cwd=ROOT, notebook=None):
     port = free_port()
     log = open(ROOT / ".pytest_cache" / f"voila-{port}.log", "w") if (ROOT / ".pytest_cache").is_dir() else subprocess.DEVNULL
     process = subprocess.Popen(
-        [sys.executable, "-m", "voila", str(ROOT / "notebooks" / "planner.ipynb"), "--no-browser",
+        [sys.executable, "-m", "voila", str(notebook or ROOT / "notebooks" / "planner.ipynb"), "--no-browser",
          f"--port={port}", "--Voila.ip=127.0.0.1", "--ServerApp.port_retries=0", *extra_args],
         cwd=cwd, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/"

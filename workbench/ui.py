@@ -327,8 +327,11 @@ class Planner:
     def from_environment(cls) -> Planner:
         """A planner for the current request: the URL query restores a scenario, ``lang`` and ``currency``.
 
-        Under Voilà with preheated kernels the query arrives only once a user opens the page, so wait for it.
+        The widgets are built first, so that a preheated Voilà kernel has done the slow part (imports, the
+        offline chart bundle, the first estimate) before a user arrives; then it waits for the request
+        (the query reaches preheated kernels only then) and applies it.
         """
+        planner = cls()
         try:
             from voila.utils import wait_for_request
             wait_for_request()
@@ -336,8 +339,21 @@ class Planner:
             pass
         in_voila = os.environ.get("SERVER_SOFTWARE", "").startswith("voila") or "VOILA_PREHEAT" in os.environ
         values, options, errors = parse_app_query(os.environ.get("QUERY_STRING", ""))
-        notices = [f"{t('url_error', options['lang'])}: " + "; ".join(errors)] if errors else []
-        return cls(values, options["lang"], options["currency"], notices, in_voila=in_voila)
+        planner.apply_request(values, options, errors, in_voila)
+        return planner
+
+    def apply_request(self, values, options, errors=(), in_voila=False):
+        """Show a scenario, language and currency that arrived with a URL, and report what was not applied."""
+        self.link.update_address_bar = in_voila
+        self._notices = [f"{t('url_error', options['lang'])}: " + "; ".join(errors)] if errors else []
+        self.lang, self.currency = options["lang"], options["currency"]
+        self._relabelling = True
+        try:
+            self.language.value, self.currency_toggle.value = self.lang, self.currency
+        finally:
+            self._relabelling = False
+        self._relabel()
+        self.set_scenario(Scenario(**values))
 
     def _build(self, in_voila):
         spec = fields()
@@ -433,12 +449,16 @@ class Planner:
 
     @_safe
     def _language_changed(self, change):
+        if self._relabelling:
+            return
         self.lang = change["new"]
         self._relabel()
         self._render()
 
     @_safe
     def _currency_changed(self, change):
+        if self._relabelling:
+            return
         self.currency = change["new"]
         self._render()
 

@@ -1,0 +1,122 @@
+"""Planner app figures: server-side recompute time, page time until interactive (cold and with preheated
+kernels, against a one-slider baseline notebook served the same way), and kernel memory.
+
+    .venv/bin/python benchmarks/app.py [--loads 5]
+
+Prints figures; asserts nothing (targets are in the README's performance section).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+from conftest import CHROMIUM, start_voila, stop  # noqa: E402
+
+
+def percentile(values, q):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(q / 100 * (len(values) - 1))))]
+
+
+def recompute_times(n=60):
+    from workbench.ui import Planner
+    planner = Planner()
+    times = []
+    for i in range(n):
+        planner.values["tokens"] = 2e12 if i % 2 else 2.1e12  # alternate so that every call recomputes
+        planner.recompute()
+        times.append(planner.last_recompute_ms)
+    render = []
+    for i in range(20):
+        planner.values["tokens"] = 2e12 if i % 2 else 2.1e12
+        started = time.perf_counter()
+        planner.recompute()
+        render.append((time.perf_counter() - started) * 1000)
+    return times, render
+
+
+def kernel_rss_mb(server_pid):
+    """RSS of each kernel process started by the Voilà server [MB]."""
+    children = subprocess.run(["pgrep", "-P", str(server_pid)], capture_output=True, text=True).stdout.split()
+    out = []
+    for pid in children:
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+            cmdline = Path(f"/proc/{pid}/cmdline").read_text()
+        except OSError:
+            continue
+        if "ipykernel" in cmdline:
+            out.append(int(next(l for l in status.splitlines() if l.startswith("VmRSS")).split()[1]) / 1024)
+    return out
+
+
+def time_to_interactive(url, selector, loads, browser):
+    times = []
+    for _ in range(loads):
+        context = browser.new_context()
+        page = context.new_page()
+        page.route("**/*", lambda r: r.continue_() if r.request.url.startswith("http://127.0.0.1") else r.abort())
+        started = time.perf_counter()
+        page.goto(url, wait_until="commit")
+        page.wait_for_selector(selector, timeout=120_000)
+        times.append(time.perf_counter() - started)
+        page.goto("about:blank")
+        context.close()
+        time.sleep(1.5)  # let the pool refill between loads
+    return times
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--loads", type=int, default=5)
+    args = parser.parse_args()
+
+    from workbench import estimate
+    started = time.perf_counter(); [estimate() for _ in range(50)]
+    estimate_ms = (time.perf_counter() - started) / 50 * 1000
+    recompute, render = recompute_times()
+    print(f"estimate() default scenario: {estimate_ms:.1f} ms mean")
+    print(f"planner recompute (estimate + sensitivity + size curve): p50 {percentile(recompute, 50):.1f} ms, "
+          f"p95 {percentile(recompute, 95):.1f} ms (target < 30 ms)")
+    print(f"planner recompute + redraw of every widget: p50 {percentile(render, 50):.0f} ms, p95 {percentile(render, 95):.0f} ms")
+
+    from playwright.sync_api import sync_playwright
+    baseline = Path(tempfile.mkdtemp()) / "baseline.ipynb"
+    baseline.write_text(json.dumps({"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+                                               "source": "import ipywidgets as w\nw.IntSlider(description='x')"}],
+                                    "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+                                    "nbformat": 4, "nbformat_minor": 5}))
+    results = {}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu",
+                                    "--disable-background-networking", "--disable-component-update"])
+        for label, notebook, selector, extra in (
+                ("baseline (one slider), cold", baseline, ".widget-slider", ["--preheat_kernel=False"]),
+                ("planner, cold", None, ".wb-charts svg text", ["--preheat_kernel=False"]),
+                ("planner, preheated pool of 2", None, ".wb-charts svg text", ["--preheat_kernel=True", "--pool_size=2"])):
+            process, url = start_voila(extra, notebook=notebook)
+            if "preheated" in label:
+                time.sleep(15)  # let the pool fill
+            times = time_to_interactive(url, selector, args.loads, browser)
+            rss = kernel_rss_mb(process.pid)
+            stop(process)
+            results[label] = statistics.median(times)
+            print(f"{label}: time until interactive median {statistics.median(times):.2f} s "
+                  f"(min {min(times):.2f}, max {max(times):.2f}, {args.loads} loads); "
+                  f"kernels alive {len(rss)}, RSS {', '.join(f'{r:.0f}' for r in rss)} MB")
+        browser.close()
+    base = results["baseline (one slider), cold"]
+    for label, value in results.items():
+        print(f"  {label}: {value / base:.2f}x the baseline")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,133 @@
+"""The planner's widgets driven from Python (fast); the browser tests check the same in Chromium."""
+import base64
+import json
+
+import pytest
+
+from workbench import Scenario, estimate
+from workbench.ui import Planner, format_quantity, parse_app_query
+
+
+@pytest.fixture(scope="module")
+def planner():
+    return Planner()
+
+
+@pytest.mark.parametrize("value,text", [(7e9, "7B"), (2e12, "2T"), (1418091, "1.41809M"), (0.346, "0.346"),
+                                        (4096, "4096"), (None, ""), (1.5e15, "1.5P")])
+def test_format_quantity_round_trips(value, text):
+    from workbench.scenario import parse_quantity
+    assert format_quantity(value) == text
+    if value is not None:
+        assert parse_quantity(text) == pytest.approx(value, rel=1e-5)
+
+
+def test_parse_app_query_keeps_good_values_and_reports_bad_ones():
+    values, options, errors = parse_app_query("?v=1&params=70B&mfu=2&lang=zh&currency=CNY&foo=1&active_params=80B")
+    assert values == {"params": 7e10}
+    assert options == {"lang": "zh", "currency": "CNY"}
+    assert any(e.startswith("mfu=2.0: is out of range") for e in errors)
+    assert any(e.startswith("foo: unknown parameter") for e in errors)
+    assert any(e.startswith("active_params=") and "exceeds params" in e for e in errors)
+
+
+def test_planner_matches_estimate(planner):
+    assert planner.est.total_cost_usd == pytest.approx(estimate().total_cost_usd)
+    assert "1,738," in planner.headline.value and "USD" in planner.headline.value
+
+
+def test_typed_value_validates_next_to_its_control():
+    p = Planner()
+    before = p.est.total_cost_usd
+    p.controls["params"].text.value = "abc"
+    assert "params=&#x27;abc&#x27;: is not a number" in p.controls["params"].message.value
+    assert p.est.total_cost_usd == before and p.values["params"] == 7e9
+    p.controls["params"].text.value = "70B"
+    assert p.controls["params"].message.value == ""
+    assert p.est.scenario.params == 7e10 and p.est.total_cost_usd > before
+
+
+def test_cross_field_error_keeps_last_valid_state():
+    p = Planner()
+    before = p.est.total_cost_usd
+    p.controls["active_params"].text.value = "8B"  # above 7B total parameters
+    assert "exceeds params" in p.controls["active_params"].message.value
+    assert "exceeds params" in p.banner.value
+    assert p.est.total_cost_usd == before
+    p.controls["params"].text.value = "70B"  # now valid again
+    assert p.est.scenario.active_params == 8e9 and p.banner.value == ""
+
+
+def test_auto_button_restores_the_prior():
+    p = Planner()
+    p.controls["mfu"].text.value = "0.5"
+    assert p.est.mfu == 0.5
+    p.controls["mfu"]._auto_clicked(None)
+    assert p.scenario.mfu is None and p.est.mfu == pytest.approx(p.est.details["mfu_prior"])
+    assert p.controls["mfu"].text.placeholder.startswith("auto: 0.346")
+
+
+def test_preset_language_currency_compare_and_link():
+    p = Planner()
+    p.preset.value = "llama2-70b"
+    assert p.scenario.params == 7e10 and p.controls["params"].text.value == "70B"
+    p.language.value = "zh"
+    assert "参数量" in p.controls["params"].label.value and p.preset.value == "llama2-70b"
+    assert p.scenario.params == 7e10  # relabelling does not re-apply the preset
+    p.currency_toggle.value = "CNY"
+    assert "CNY" in p.headline.value
+    assert p.link.query.endswith("lang=zh&currency=CNY")
+    assert Scenario.from_query(p.link.query, ignore=("lang", "currency")) == p.scenario
+    p._pin(None)
+    p.controls["tokens"].text.value = "3T"
+    assert "B - A" in p.compare_table.value and "+" in p.compare_table.value
+
+
+def test_downloads_and_upload_round_trip():
+    p = Planner(values={"params": 1.3e10})
+    href = p.downloads.value.split("href='")[2].split("'")[0]
+    scenario_json = base64.b64decode(href.split(",", 1)[1]).decode()
+    assert Scenario.from_json(scenario_json).params == 1.3e10
+    csv_href = p.downloads.value.split("href='")[1].split("'")[0]
+    csv_text = base64.b64decode(csv_href.split(",", 1)[1]).decode()
+    assert csv_text.splitlines()[0].startswith("stage,category,item,quantity,unit,unit_cost_usd,cost_usd")
+    fresh = Planner()
+    fresh._upload_changed({"new": [{"name": "s.json", "content": memoryview(scenario_json.encode())}]})
+    assert fresh.scenario.params == 1.3e10
+    fresh._upload_changed({"new": [{"name": "bad.json", "content": memoryview(b'{"params": -1}')}]})
+    assert "params=-1: is out of range" in fresh.upload_message.value and fresh.scenario.params == 1.3e10
+
+
+def test_advanced_controls_are_built_on_first_opening():
+    p = Planner()
+    assert "restart_minutes" not in p.controls
+    index = p.advanced_groups.index("failures")
+    p.advanced.selected_index = index
+    assert "restart_minutes" in p.controls and len(p.advanced.children[index].children) > 3
+    p.controls["restart_minutes"].text.value = "60"
+    assert p.scenario.restart_minutes == 60
+
+
+def test_errors_never_escape_a_callback(monkeypatch):
+    p = Planner()
+    monkeypatch.setattr("workbench.ui.estimate", lambda s: 1 / 0)
+    p.controls["tokens"].text.value = "3T"  # recompute raises inside the callback
+    assert "ZeroDivisionError" in p.banner.value
+
+
+def test_html_is_escaped():
+    p = Planner()
+    p._show_banner(["<script>alert(1)</script>"])
+    assert "<script>" not in p.banner.value and "&lt;script&gt;" in p.banner.value
+
+
+def test_recompute_time_is_measured(planner):
+    assert 0 < planner.last_recompute_ms < 5000
+
+
+def test_notebooks_have_no_outputs():
+    from pathlib import Path
+    for path in (Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"):
+        nb = json.loads(path.read_text())
+        assert all(not cell.get("outputs") for cell in nb["cells"]), path
+        assert all(cell.get("execution_count") is None for cell in nb["cells"] if cell["cell_type"] == "code"), path
