@@ -141,3 +141,18 @@ def test_exports_are_offline_data_links(page, voila_url):
     page.get_by_role("button", name="Export charts (PNG)").click()
     page.wait_for_selector("a.wb-download[download='stage.png']", timeout=TIMEOUT)
     assert page.locator("a.wb-download[download$='.png']").count() == 5
+
+
+def test_link_command_opens_the_app_on_its_scenario(page, voila_url):
+    import subprocess
+    import sys
+    result = subprocess.run([sys.executable, "-m", "workbench.cli", "link", "--params", "34B", "--tokens", "3T",
+                             "--pricing", "reserved_1y", "--lang", "zh", "--base", voila_url],
+                            capture_output=True, text=True, timeout=120, check=True)
+    local = next(line.split(":", 1)[1].strip() for line in result.stdout.splitlines() if line.startswith("Local:"))
+    assert local.startswith(voila_url)
+    open_app(page, local)
+    assert field(page, "params").locator("input[type=text]").input_value() == "34B"
+    assert field(page, "tokens").locator("input[type=text]").input_value() == "3T"
+    assert field(page, "pricing").locator("select").input_value() == "reserved_1y"
+    assert "总成本" in page.inner_text(".wb-headline")

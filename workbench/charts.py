@@ -112,3 +112,46 @@ def compare(frame: pd.DataFrame, *, title="Scenario A against B", category_title
         tooltip=[alt.Tooltip("category:N", title=category_title), alt.Tooltip("scenario:N", title=scenario_title),
                  alt.Tooltip("cost:Q", title=f"{cost_title} [{currency}]", format=",.0f")],
     )
+
+
+def sweep(frame: pd.DataFrame, x: str, ys: list[str], *, title: str, x_title: str, y_title: str,
+          log_x: bool = False, log_y: bool = False, series_title: str = "", marker: pd.DataFrame | None = None) -> alt.Chart:
+    """Lines of one or more columns ``ys`` against ``x`` (a sweep from :mod:`workbench.explore`), with an
+    optional ``marker`` frame (columns x, y, label) of points to highlight."""
+    long = frame.melt(id_vars=[x], value_vars=ys, var_name="series", value_name="value")
+    scale_x = alt.Scale(type="log") if log_x else alt.Scale(zero=False)
+    scale_y = alt.Scale(type="log") if log_y else alt.Scale(zero=False)
+    lines = alt.Chart(long).mark_line(point=True).encode(
+        x=alt.X(f"{x}:Q", title=x_title, scale=scale_x),
+        y=alt.Y("value:Q", title=y_title, scale=scale_y),
+        color=alt.Color("series:N", title=series_title),
+        tooltip=[alt.Tooltip(f"{x}:Q", title=x_title, format=",.4~g"), alt.Tooltip("series:N", title=series_title),
+                 alt.Tooltip("value:Q", title=y_title, format=",.4~g")])
+    if marker is None:
+        return lines.properties(title=title, width=WIDTH, height=260)
+    points = alt.Chart(marker).mark_point(color="#e45756", filled=True, size=100, shape="diamond").encode(
+        x="x:Q", y="y:Q", tooltip=[alt.Tooltip("label:N", title=""), alt.Tooltip("x:Q", format=",.4~g"),
+                                   alt.Tooltip("y:Q", format=",.4~g")])
+    text = alt.Chart(marker).mark_text(align="left", dx=8, color="#e45756").encode(x="x:Q", y="y:Q", text="label:N")
+    return alt.layer(lines, points, text, title=title, width=WIDTH, height=260)
+
+
+def use_offline_renderer() -> None:
+    """Render charts in JupyterLab from the kernel's bundled Vega (no CDN), as the app does."""
+    alt.renderers.enable("jupyter", offline=True)
+
+
+def calibration_errors(table: pd.DataFrame, *, title="Estimated against reported GPU-hours") -> alt.Chart:
+    """Bars of the GPU-hour error per published run for each method (``workbench.calibration.comparison``)."""
+    known = table[table["reported_gpu_hours"].notna()]
+    long = known.melt(id_vars=["name"], value_vars=["error", "error_leave_one_out", "error_epoch_0375"],
+                      var_name="method", value_name="relative_error").rename(columns={"relative_error": "error"})
+    names = {"error": "workbench prior", "error_leave_one_out": "prior, leave one out",
+             "error_epoch_0375": "6ND at MFU 0.375"}
+    long["method"] = long["method"].map(names)
+    return alt.Chart(long, title=title, width=WIDTH, height=360).mark_bar().encode(
+        y=alt.Y("name:N", title="run", sort=known["name"].tolist()),
+        yOffset=alt.YOffset("method:N"),
+        x=alt.X("error:Q", title="estimate / reported - 1", axis=alt.Axis(format="%")),
+        color=alt.Color("method:N", title="method"),
+        tooltip=["name:N", "method:N", alt.Tooltip("error:Q", format="+.1%")])

@@ -2,6 +2,7 @@
 
     workbench estimate [--params 70B --tokens 2T --gpu A100-SXM4-80GB ...] [--json]
     workbench sensitivity [same options as estimate] [--json]
+    workbench link [same options as estimate] [--lang zh] [--repo OWNER/NAME]
     workbench gpus [--json]
     workbench validate [--json]
 
@@ -17,7 +18,7 @@ import sys
 import numpy as np
 import pandas as pd
 
-from . import calibration, catalog, mfu, prices
+from . import calibration, catalog, links, mfu, prices
 from .data import DataFileError
 from .estimate import estimate
 from .scenario import Scenario, ScenarioError, fields
@@ -53,6 +54,14 @@ def build_parser() -> argparse.ArgumentParser:
     for f in fields().values():
         sens.add_argument(_option(f.name), dest=f.name, metavar="VALUE", help=f"{f.help} Allowed: {f.allowed()}.")
     sens.add_argument("--json", action="store_true", help="print JSON")
+    link = commands.add_parser("link", help="print links that open the app on a scenario (same options as estimate)")
+    for f in fields().values():
+        link.add_argument(_option(f.name), dest=f.name, metavar="VALUE", help=f"{f.help} Allowed: {f.allowed()}.")
+    link.add_argument("--lang", choices=("en", "zh"), default="en", help="app language")
+    link.add_argument("--currency", choices=("USD", "CNY"), default="USD", help="display currency")
+    link.add_argument("--repo", help="GitHub owner/name for Binder (default: the package's Repository URL)")
+    link.add_argument("--ref", default="main", help="branch, tag or commit for Binder (default: main)")
+    link.add_argument("--base", default=links.LOCAL_APP, help=f"local app URL (default: {links.LOCAL_APP})")
     val = commands.add_parser("validate", help="compare with published training runs")
     val.add_argument("--json", action="store_true", help="print JSON")
     return parser
@@ -133,6 +142,13 @@ def _cmd_sensitivity(args) -> None:
     print(shown.to_string(index=False, float_format=lambda x: f"{x:,.4g}"))
 
 
+def _cmd_link(args) -> None:
+    scenario = _scenario(args)
+    options = {"lang": args.lang, "currency": args.currency}
+    print(f"Binder:  {links.binder_app_url(scenario, args.repo, args.ref, **options)}")
+    print(f"Local:   {links.local_url(scenario, args.base, **options)}")
+
+
 def _cmd_estimate(args) -> None:
     est = estimate(_scenario(args))
     if args.json:
@@ -185,7 +201,7 @@ def _cmd_validate(args) -> None:
 def main(argv=None) -> int:
     try:
         args = build_parser().parse_args(argv)
-        {"estimate": _cmd_estimate, "sensitivity": _cmd_sensitivity, "gpus": _cmd_gpus,
+        {"estimate": _cmd_estimate, "sensitivity": _cmd_sensitivity, "link": _cmd_link, "gpus": _cmd_gpus,
          "validate": _cmd_validate}[args.command](args)
     except (UsageError, ScenarioError, DataFileError, ValueError) as error:
         print(f"workbench: error: {error}", file=sys.stderr)

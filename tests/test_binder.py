@@ -1,0 +1,66 @@
+"""Binder set-up and scenario links."""
+import json
+import re
+import subprocess
+import sys
+import pytest
+from pathlib import Path
+from urllib.parse import parse_qs, unquote, urlparse
+
+from workbench import Scenario, links
+
+tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _name(requirement: str) -> str:
+    return re.split(r"[<>=!~\[; ]", requirement.strip(), maxsplit=1)[0].lower().replace("_", "-")
+
+
+def test_binder_installs_the_same_dependencies_as_pyproject():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    binder = [line for line in (ROOT / "binder" / "requirements.txt").read_text().splitlines()
+              if line.strip() and not line.startswith("#")]
+    assert sorted(binder) == sorted(project["dependencies"])  # same names and the same version bounds
+    assert {_name(r) for r in binder} == {_name(r) for r in project["dependencies"]}
+
+
+def test_post_build_installs_the_package_and_the_voila_config():
+    post_build = (ROOT / "binder" / "postBuild").read_text().splitlines()
+    assert post_build[0].startswith("#!") and "set -e" in post_build[:3]
+    assert any("pip install" in line and line.rstrip().endswith(" .") for line in post_build)
+    config = json.loads((ROOT / "binder" / "jupyter_config.json").read_text())
+    assert config["VoilaConfiguration"]["show_tracebacks"] is False
+    assert config["MappingKernelManager"]["cull_idle_timeout"] > 0
+
+
+def test_binder_app_link_carries_the_scenario():
+    scenario = Scenario(params=7e10, tokens=1.4e12, gpu="A100")
+    url = links.binder_app_url(scenario, repo="owner/name", lang="zh")
+    parsed = urlparse(url)
+    assert parsed.netloc == "mybinder.org" and parsed.path == "/v2/gh/owner/name/main"
+    urlpath = parse_qs(parsed.query)["urlpath"][0]
+    assert urlpath.startswith("voila/render/notebooks/planner.ipynb?")  # no leading slash (Binder's rule)
+    assert "%3F" in url and "%26" in url
+    query = urlpath.split("?", 1)[1]
+    assert Scenario.from_query(query, ignore=("lang", "currency")) == scenario
+    assert "lang=zh" in query
+
+
+def test_lab_link_and_default_repository():
+    assert links.repository() == "llm-cost-workbench/workbench"
+    assert unquote(links.binder_lab_url("scaling")).endswith("urlpath=lab/tree/notebooks/scaling.ipynb")
+
+
+def test_link_command_prints_binder_and_local_links():
+    result = subprocess.run([sys.executable, "-m", "workbench.cli", "link", "--params", "70B", "--gpu", "a100"],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    lines = dict(line.split(":", 1) for line in result.stdout.strip().splitlines())
+    local = lines["Local"].strip()
+    assert local == "http://localhost:8866/?v=1&params=70000000000.0&gpu=A100-SXM4-80GB"
+    assert "mybinder.org" in lines["Binder"]
+    bad = subprocess.run([sys.executable, "-m", "workbench.cli", "link", "--params", "-1"], capture_output=True,
+                         text=True, timeout=120)
+    assert bad.returncode == 2 and bad.stderr.startswith("workbench: error: params=-1.0")

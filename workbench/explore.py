@@ -1,0 +1,119 @@
+"""Sweeps for the architects' notebooks: one input varied over a grid, everything else from a scenario,
+evaluated as one batch. Each returns a tidy DataFrame (one row per grid point) ready for a chart.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from . import scaling
+from .estimate import estimate
+from .scenario import Scenario, fields
+
+
+def _batch(scenario: Scenario, **arrays):
+    return estimate(scenario.replace(**arrays))
+
+
+def isoflop(scenario: Scenario, flops: float, sizes=None, points: int = 25) -> pd.DataFrame:
+    """Model sizes trading parameters for tokens at a fixed pre-training budget ``flops`` (6 N D).
+
+    Columns: ``params``, ``tokens``, ``tokens_per_param``, ``loss`` (the scenario's scaling law),
+    ``total_cost_usd``, ``compute_cost_usd`` (pre-training accelerator time), ``optimal`` (the grid point
+    nearest to the compute-optimal size).
+    """
+    n_opt, _ = scaling.compute_optimal(flops, scenario.scaling_law)
+    sizes = np.logspace(np.log10(n_opt / 10), np.log10(n_opt * 10), points) if sizes is None else np.asarray(sizes, float)
+    spec = fields()
+    sizes = sizes[(sizes >= spec["params"].min) & (sizes <= spec["params"].max)]
+    tokens = flops / (6.0 * sizes)
+    keep = (tokens >= spec["tokens"].min) & (tokens <= spec["tokens"].max)
+    sizes, tokens = sizes[keep], tokens[keep]
+    est = _batch(scenario, params=sizes, tokens=tokens, active_params=None, d_model=None, n_layers=None,
+                 reward_model_params=None)
+    compute = est.lines[(est.lines["stage"] == "pretrain") & (est.lines["item"] == "accelerator time")]
+    frame = pd.DataFrame({"params": sizes, "tokens": tokens, "tokens_per_param": tokens / sizes,
+                          "loss": scaling.loss(sizes, tokens, scenario.scaling_law),
+                          "total_cost_usd": est.total_cost_usd, "compute_cost_usd": compute["cost_usd"].to_numpy()})
+    frame["optimal"] = np.abs(np.log(frame["params"] / n_opt)) == np.abs(np.log(frame["params"] / n_opt)).min()
+    return frame
+
+
+def budget_doubling(flops: float, law: str = scaling.DEFAULT_LAW) -> pd.DataFrame:
+    """What 1x, 2x, 4x and 8x a FLOP budget buy at the compute-optimum: size, tokens, loss."""
+    budgets = flops * np.array([1.0, 2.0, 4.0, 8.0])
+    n_opt, d_opt = scaling.compute_optimal(budgets, law)
+    return pd.DataFrame({"budget_multiple": [1, 2, 4, 8], "flops": budgets, "params": n_opt, "tokens": d_opt,
+                         "tokens_per_param": d_opt / n_opt, "loss": scaling.loss(n_opt, d_opt, law)})
+
+
+def context_sweep(scenario: Scenario, seq_lens=(2048, 4096, 8192, 16384, 32768)) -> pd.DataFrame:
+    """Sequence length against FLOPs, attention share, memory per GPU, minimum GPUs and cost."""
+    seq_lens = np.asarray(seq_lens, dtype=float)
+    est = _batch(scenario, seq_len=seq_lens)
+    d = est.details
+    return pd.DataFrame({
+        "seq_len": seq_lens.astype(int), "training_flops": est.training_flops,
+        "attention_flops_share": d["attention_flops_share"], "gpu_hours": est.gpu_hours,
+        "activation_gb_per_gpu": d["activation_bytes_per_gpu"] / 1e9, "memory_gb_per_gpu": d["memory_bytes_per_gpu"] / 1e9,
+        "min_gpus_to_fit": d["min_gpus_to_fit"], "n_gpus": est.n_gpus, "total_cost_usd": est.total_cost_usd,
+    })
+
+
+def checkpoint_sweep(scenario: Scenario, intervals_hours=None, points: int = 25) -> pd.DataFrame:
+    """Checkpoint interval against the GPU time lost to failures and spent writing checkpoints [USD].
+
+    Columns: ``interval_hours``, ``lost_work_usd``, ``checkpoint_write_usd``, ``failures_usd`` (their sum),
+    ``checkpoints_written``; the Young/Daly interval of the scenario is in ``young_daly_hours``.
+    """
+    base = estimate(scenario.replace(checkpoint_interval_hours=None))
+    optimum = float(base.details["checkpoint_interval_hours"])
+    if intervals_hours is None:
+        centre = optimum if np.isfinite(optimum) else 1.0
+        intervals_hours = np.logspace(np.log10(centre / 20), np.log10(centre * 20), points)
+    spec = fields()["checkpoint_interval_hours"]
+    intervals = np.clip(np.asarray(intervals_hours, dtype=float), spec.min, spec.max)
+    est = _batch(scenario, checkpoint_interval_hours=intervals)
+    lines = est.lines[est.lines["stage"] == "pretrain"]
+    lost = lines[lines["item"] == "lost work and restarts"]["cost_usd"].to_numpy()
+    writes = lines[lines["item"] == "checkpoint writes"]["cost_usd"].to_numpy()
+    wall_hours = est.details["pretrain_days_with_overheads"] * 24.0
+    return pd.DataFrame({"interval_hours": intervals, "lost_work_usd": lost, "checkpoint_write_usd": writes,
+                         "failures_usd": lost + writes, "checkpoints_written": est.gpu_hours / est.n_gpus / intervals,
+                         "young_daly_hours": optimum, "wall_hours": wall_hours})
+
+
+def failure_rate_sweep(scenario: Scenario, multiples=(0.25, 0.5, 1, 2, 4, 8)) -> pd.DataFrame:
+    """Failure rate (multiples of the scenario's) against interruptions, lost GPU-hours and total cost."""
+    rates = scenario.gpu_failure_rate_per_day * np.asarray(multiples, dtype=float)
+    rates = np.minimum(rates, fields()["gpu_failure_rate_per_day"].max)
+    est = _batch(scenario, gpu_failure_rate_per_day=rates)
+    failures = est.lines[est.lines["category"] == "failures"].groupby("scenario")["quantity"].sum().to_numpy()
+    return pd.DataFrame({"rate_multiple": multiples, "gpu_failure_rate_per_day": rates,
+                         "interruptions": est.details["pretrain_interruptions"],
+                         "mtbf_hours": est.details["cluster_mtbf_hours"], "failure_gpu_hours": failures,
+                         "failure_share": failures / est.gpu_hours, "total_cost_usd": est.total_cost_usd})
+
+
+def spot_vs_on_demand(scenario: Scenario, reclaims_per_node_month=(0, 0.1, 0.2, 0.5, 1, 2, 5)) -> pd.DataFrame:
+    """Spot at several reclaim rates against on-demand: compute plus failures cost, and total [USD]."""
+    reclaims = np.asarray(reclaims_per_node_month, dtype=float)
+    n = reclaims.size
+    pricing = np.array(["spot"] * n + ["on_demand"], dtype=object)
+    est = _batch(scenario, pricing=pricing, spot_interruptions_per_node_month=np.append(reclaims, 0.0))
+    lines = est.lines[est.lines["stage"] == "pretrain"]
+    compute = lines[lines["category"].isin(["compute", "failures"])].groupby("scenario")["cost_usd"].sum().to_numpy()
+    return pd.DataFrame({"pricing": pricing, "spot_interruptions_per_node_month": np.append(reclaims, np.nan),
+                         "price_per_gpu_hour": est.details["price_per_gpu_hour"],
+                         "compute_and_failures_usd": compute, "total_cost_usd": est.total_cost_usd})
+
+
+def serving_sweep(scenario: Scenario, input: str, values) -> pd.DataFrame:
+    """One serving input (``requests_per_day``, ``peak_to_average``, ``input_tokens_per_request``, ...)
+    against GPUs, cost per month and cost per million tokens."""
+    values = np.asarray(values, dtype=float)
+    est = _batch(scenario, **{input: values})
+    d = est.details
+    return pd.DataFrame({input: values, "serving_gpus": d["serving_gpus"],
+                         "cost_per_month_usd": d["serving_cost_per_month_usd"],
+                         "cost_per_million_tokens_usd": d["serving_cost_per_million_tokens_usd"]})
