@@ -8,7 +8,8 @@ from conftest import ALLOWED_EXTERNAL
 TIMEOUT = 90_000
 CHART_TITLES = ("Cost by stage and category", "Pre-training vs fine-tuning vs inference",
                 "Sensitivity: total cost at low / high input", "Planned spend over time, with budget alert lines",
-                "Cost against model size at compute-optimal tokens")
+                "Cost against model size at compute-optimal tokens",
+                "Range of total cost (Monte Carlo over uncertain inputs)")
 
 
 def open_app(page, url):
@@ -39,7 +40,8 @@ def type_into(page, name, text):
 def test_headline_and_every_chart_render_offline(page, voila_url):
     open_app(page, voila_url)
     assert re.fullmatch(r"[\d,]+ USD", total(page))
-    for label in ("Pre-training GPU-hours", "Wall-clock", "GPUs", "Pre-training cost per million tokens"):
+    for label in ("Pre-training GPU-hours", "Wall-clock", "GPUs", "Pre-training cost per million tokens",
+                  "Likely range (P10–P90)"):
         assert label in page.inner_text(".wb-headline")
     page.wait_for_function(
         "titles => titles.every(t => document.querySelector('.wb-charts').textContent.includes(t))",

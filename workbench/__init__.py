@@ -11,8 +11,9 @@ from .data import DataFileError
 from .estimate import Estimate, estimate
 from .scenario import SCHEMA_VERSION, Scenario, ScenarioError
 from .sensitivity import sensitivity
+from .uncertainty import monte_carlo
 from . import budget
 
-__all__ = ["Scenario", "ScenarioError", "estimate", "Estimate", "sensitivity", "budget", "SCHEMA_VERSION",
+__all__ = ["Scenario", "ScenarioError", "estimate", "Estimate", "sensitivity", "monte_carlo", "budget", "SCHEMA_VERSION",
            "resolve_gpu", "gpu_ids", "UnknownGpuError", "DataFileError"]
 __version__ = "0.1.0"

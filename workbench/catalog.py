@@ -79,6 +79,14 @@ def peak_flops_per_s(gpu, precision="bf16"):
     return out if out.ndim else float(out)
 
 
+def map_ids(gpu, func, dtype=float):
+    """``func`` applied once per distinct id in ``gpu`` (an array of catalog ids), broadcast back."""
+    codes, uniques = pd.factorize(np.ravel(np.asarray(gpu, dtype=object)))
+    values = np.array([func(u) for u in uniques], dtype=dtype)
+    out = values[codes] if len(uniques) else np.empty(0, dtype=dtype)
+    return out.reshape(np.shape(gpu)) if np.ndim(gpu) else out[0]
+
+
 def spec(gpu, column: str):
     """One catalog column (e.g. ``memory_gb``, ``tdp_w``, ``generation``) for ids ``gpu``; broadcasts."""
     values = accelerators()[column]

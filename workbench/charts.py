@@ -155,3 +155,19 @@ def calibration_errors(table: pd.DataFrame, *, title="Estimated against reported
         x=alt.X("error:Q", title="estimate / reported - 1", axis=alt.Axis(format="%")),
         color=alt.Color("method:N", title="method"),
         tooltip=["name:N", "method:N", alt.Tooltip("error:Q", format="+.1%")])
+
+
+def cost_range(bins: pd.DataFrame, markers: pd.DataFrame, *, title="Range of total cost", cost_title="Total cost",
+               share_title="Share of draws", currency="USD") -> alt.LayerChart:
+    """Histogram of sampled total costs with P10 / P50 / P90 rules. Frames: bins (low, high, share);
+    markers (label, cost)."""
+    bars = alt.Chart(bins).mark_bar(color="#9ecae9").encode(
+        x=alt.X("low:Q", title=f"{cost_title} [{currency}]", axis=alt.Axis(labelExpr=_BILLIONS)), x2="high:Q",
+        y=alt.Y("share:Q", title=share_title, axis=alt.Axis(format="%")),
+        tooltip=[alt.Tooltip("low:Q", title="from", format=",.0f"), alt.Tooltip("high:Q", title="to", format=",.0f"),
+                 alt.Tooltip("share:Q", title=share_title, format=".1%")])
+    rules = alt.Chart(markers).mark_rule(color="#e45756", strokeDash=[4, 3]).encode(
+        x="cost:Q", tooltip=[alt.Tooltip("label:N", title=""), alt.Tooltip("cost:Q", title=currency, format=",.0f")])
+    text = alt.Chart(markers).mark_text(align="left", dx=3, dy=-4, color="#e45756").encode(
+        x="cost:Q", y=alt.value(8), text="label:N")
+    return alt.layer(bars, rules, text, title=title, width=WIDTH, height=160)

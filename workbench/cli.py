@@ -204,7 +204,9 @@ def main(argv=None) -> int:
         {"estimate": _cmd_estimate, "sensitivity": _cmd_sensitivity, "link": _cmd_link, "gpus": _cmd_gpus,
          "validate": _cmd_validate}[args.command](args)
     except (UsageError, ScenarioError, DataFileError, ValueError) as error:
-        print(f"workbench: error: {error}", file=sys.stderr)
+        # one line whatever the user typed: control characters are shown escaped
+        message = "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(error))
+        print(f"workbench: error: {message}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0

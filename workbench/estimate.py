@@ -353,7 +353,7 @@ def _model(x: dict[str, np.ndarray]) -> tuple[dict[str, np.ndarray], list[Line]]
 
 def _hardware_price(gpu: np.ndarray) -> np.ndarray:
     table = ownership.hardware_prices()
-    return np.vectorize(lambda g: table.get(g, np.nan), otypes=[float])(gpu) if gpu.size else np.zeros(gpu.shape)
+    return catalog.map_ids(gpu, lambda g: table.get(g, np.nan))
 
 
 def _annotation_lines(lines, stage, what, count, unit_price, x, source):
@@ -436,6 +436,14 @@ def _warnings(scenario: Scenario, figures: dict) -> list[str]:
     if note:
         out.append(note)
     return out
+
+
+def totals(scenario: Scenario) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """(total cost [USD], figures) for a scenario or batch, without building the lines table: the fast
+    path for Monte Carlo and sweeps over very large batches."""
+    inputs = _broadcast_inputs(scenario)
+    figures, lines = _model(inputs)
+    return sum(line.cost_usd for line in lines), figures
 
 
 def estimate(scenario: Scenario | None = None, **changes) -> Estimate:

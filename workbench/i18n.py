@@ -34,6 +34,8 @@ TEXT = {
     "chart_burn": ("Planned spend over time, with budget alert lines", "计划支出随时间变化及预算预警线"),
     "chart_size": ("Cost against model size at compute-optimal tokens", "计算最优 token 数下成本随模型规模的变化"),
     "chart_compare": ("Scenario A against B", "方案 A 与 B 对比"),
+    "chart_range": ("Range of total cost (Monte Carlo over uncertain inputs)", "总成本区间（对不确定输入的蒙特卡洛模拟）"),
+    "range": ("Likely range (P10–P90)", "可能区间（P10–P90）"),
     "cost": ("Cost", "成本"), "stage": ("Stage", "阶段"), "category": ("Category", "类别"), "share": ("Share", "占比"),
     "input": ("Input", "输入"), "low": ("low", "低"), "high": ("high", "高"), "change": ("Change in total", "总成本变化"),
     "day": ("Day", "天"), "spent": ("Spent", "已花费"), "budget_line": ("alert", "预警"), "model_size": ("Parameters", "参数量"),

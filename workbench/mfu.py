@@ -76,7 +76,6 @@ def _default_prior() -> dict[str, float]:
 def default_mfu(gpu_ids, prior: dict[str, float] | None = None):
     """MFU prior for catalog ids ``gpu_ids`` [fraction]: the median implied MFU of their generation."""
     prior = _default_prior() if prior is None else prior
-    generation = catalog.spec(gpu_ids, "generation")
-    lookup = np.vectorize(lambda g: prior.get(g, prior["all"]), otypes=[float])
-    out = lookup(generation)
+    generations = catalog.accelerators()["generation"]
+    out = catalog.map_ids(gpu_ids, lambda g: prior.get(generations[g], prior["all"]))
     return out if np.ndim(out) else float(out)

@@ -168,9 +168,38 @@ def _check(f: Field, value):
         array = np.asarray(value, dtype=object)
         if array.ndim != 1 or array.size == 0:
             raise ScenarioError(f.name, value, "must be a scalar or a non-empty 1-d array", f.allowed())
-        checked = [check(f, v, f"{f.name}[{i}]") for i, v in enumerate(array)]
+        fast = _check_numeric_array(f, array) if f.numeric else None
+        if fast is not None:
+            return fast
+        # element by element: finds and names the first bad element; text values are checked once each
+        unique = {}
+        for i, v in enumerate(array):
+            key = (type(v), v) if not isinstance(v, float) or v == v else (float, "nan")
+            if key not in unique:
+                unique[key] = check(f, v, f"{f.name}[{i}]")
+        checked = [unique[(type(v), v) if not isinstance(v, float) or v == v else (float, "nan")] for v in array]
         return np.asarray(checked, dtype=float if f.numeric else object)
     return check(f, value, f.name)
+
+
+def _check_numeric_array(f: Field, array: np.ndarray):
+    """A whole numeric array checked at once (a batch of 100,000 scenarios); None if any element is not
+    a plain finite number in range, so that the element-by-element path can name it."""
+    if any(isinstance(v, (bool, np.bool_, str)) for v in array[:1]) or array.dtype == bool:
+        return None
+    try:
+        numbers = array.astype(float)
+    except (TypeError, ValueError):
+        return None
+    if not np.isfinite(numbers).all() or (numbers < f.min).any() or (numbers > f.max).any():
+        return None
+    if any(isinstance(v, (bool, np.bool_, str)) for v in array):
+        return None
+    if f.type == "int":
+        if (numbers != np.round(numbers)).any():
+            return None
+        return np.round(numbers)
+    return numbers
 
 
 def check_field(name: str, value):

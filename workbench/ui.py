@@ -29,6 +29,7 @@ from .i18n import t
 from .presets import presets
 from .scenario import Scenario, ScenarioError, check_field, fields
 from .sensitivity import sensitivity
+from .uncertainty import monte_carlo
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +37,8 @@ log = logging.getLogger(__name__)
 MAIN_FIELDS = ("params", "active_params", "tokens", "seq_len", "gpu", "mfu", "n_gpus", "target_days", "pricing",
                "price_per_gpu_hour", "sft_examples", "sft_usd_per_example", "preference_pairs",
                "preference_usd_per_pair", "redundancy_factor", "budget_usd")
+#: Monte Carlo draws per recompute: enough for a stable P10-P90 band on screen, cheap enough (~8 ms).
+APP_MONTE_CARLO_DRAWS = 1000
 #: URL parameters that belong to the app, not to the scenario.
 APP_PARAMS = ("lang", "currency")
 CURRENCIES = ("USD", "CNY")
@@ -314,7 +317,7 @@ class Planner:
         self.lang, self.currency = lang, currency
         self.values = Scenario(**(values or {})).to_dict()
         self.controls: dict[str, FieldControl] = {}
-        self.scenario = self.est = self.sens = self.curve = None
+        self.scenario = self.est = self.sens = self.curve = self.mc = None
         self.pinned = None
         self._relabelling = False
         self.last_recompute_ms = float("nan")
@@ -521,8 +524,9 @@ class Planner:
         est = estimate(scenario)
         sens = sensitivity(scenario)
         curve = views.size_curve(scenario)
+        mc = monte_carlo(scenario, n=APP_MONTE_CARLO_DRAWS, seed=0)
         self.last_recompute_ms = (time.perf_counter() - started) * 1000.0
-        self.scenario, self.est, self.sens, self.curve = scenario, est, sens, curve
+        self.scenario, self.est, self.sens, self.curve, self.mc = scenario, est, sens, curve, mc
         for control in self.controls.values():
             control.set_error("")
         self._show_banner(self._notices)
@@ -587,6 +591,8 @@ class Planner:
                                           stage_title=t("stage", lang), category_title=t("category", lang), **common),
             "split": charts.split(views.split(est, cur, lang), title=t("chart_split", lang), group_title=t("stage", lang),
                                   share_title=t("share", lang), **common),
+            "range": charts.cost_range(*views.cost_histogram(self.mc, est, cur), title=t("chart_range", lang),
+                                       cost_title=t("total_cost", lang), share_title=t("share", lang), currency=cur),
             "tornado": charts.tornado(views.tornado(self.sens, est, cur, lang), title=t("chart_tornado", lang),
                                       input_title=t("input", lang), change_title=t("change", lang),
                                       value_title=t("value", lang), currency=cur),
@@ -626,8 +632,13 @@ class Planner:
         pretrain = est.totals("stage")["pretrain"]
         per_million = pretrain / (s.tokens / 1e6)
         mfu_note = f" ({t('mfu_prior', lang)})" if s.mfu is None else ""
+        band = (f"{self._money(self.mc.percentile('total_cost_usd', 10))} – "
+                f"{self._money(self.mc.percentile('total_cost_usd', 90))}")
+        days = (f"{self.mc.percentile('duration_days', 10):,.1f} – "
+                f"{self.mc.percentile('duration_days', 90):,.1f} {t('days', lang)}")
         cards = [
             (t("total_cost", lang), self._money(est.total_cost_usd), "wb-total"),
+            (t("range", lang), f"{band} · {days}", "wb-range"),
             (t("gpu_hours", lang), f"{est.gpu_hours:,.0f} GPU-h · MFU {est.mfu:.3f}{mfu_note}", "wb-gpu-hours"),
             (t("wall_days", lang), f"{est.wall_days:,.1f} {t('days', lang)} · {d['training_days_total']:,.1f} "
                                    f"{t('days_total', lang)}", "wb-wall-days"),

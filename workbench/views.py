@@ -118,3 +118,15 @@ def lines_table(est: Estimate, currency="USD", lang="en") -> pd.DataFrame:
         "cost_type": [t(c, lang) for c in lines["cost_type"]], "group": [t(STAGE_GROUPS[s], lang) for s in lines["stage"]],
         "formula": lines["formula"], "source": lines["source"],
     })
+
+
+def cost_histogram(mc, est: Estimate, currency="USD", bins: int = 40) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(bins: ``low``, ``high``, ``count``, ``share``; markers: ``label``, ``cost``) of a Monte Carlo's total
+    cost in the display currency, with the P10 / P50 / P90 lines."""
+    r = rate(est, currency)
+    costs = mc.samples["total_cost_usd"].to_numpy() * r
+    counts, edges = np.histogram(costs, bins=bins)
+    frame = pd.DataFrame({"low": edges[:-1], "high": edges[1:], "count": counts, "share": counts / counts.sum()})
+    markers = pd.DataFrame({"label": [f"P{q}" for q in (10, 50, 90)],
+                            "cost": np.percentile(costs, [10, 50, 90])})
+    return frame, markers

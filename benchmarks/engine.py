@@ -1,0 +1,121 @@
+"""Engine figures: estimate() latency, Monte Carlo against a per-scenario loop (same run), sensitivity(),
+and GPU-hours side by side with llm-analysis (PyPI package, run in its own virtual environment because it
+pins old transformers / huggingface-hub releases).
+
+    .venv/bin/python benchmarks/engine.py [--skip-llm-analysis]
+
+Prints figures; asserts nothing (targets are in the README's performance section).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+import workbench
+from workbench import Scenario, estimate, monte_carlo, sensitivity
+from workbench.sensitivity import INPUTS
+from workbench.uncertainty import distributions
+
+ROOT = Path(__file__).resolve().parents[1]
+LLM_ANALYSIS_VENV = ROOT / "benchmarks" / ".venv-llm-analysis"
+
+#: (name, llm-analysis model config, params, tokens, seq_len, GPUs, reported GPU-hours): published runs whose
+#: architecture llm-analysis ships (its bloom-175b config is incomplete and fails to load).
+RUNS = (
+    ("LLaMA-7B", "decapoda-research_llama-7b-hf", 6.7e9, 1.0e12, 2048, 2048, 82_432),
+    ("LLaMA-65B", "decapoda-research_llama-65b-hf", 6.52e10, 1.4e12, 2048, 2048, 1_022_362),
+    ("Llama-2-7B", "NousResearch_Llama-2-7b-hf", 7e9, 2.0e12, 4096, 2048, 184_320),
+    ("OPT-175B", "facebook_opt-175b", 1.75e11, 3.0e11, 2048, 992, 809_472),
+)
+MFU = 0.4  # the same efficiency for both tools, so that the FLOP counts are what differs
+
+
+def timed(fn, repeat):
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - started) * 1000)
+    return np.percentile(times, 50), np.percentile(times, 95)
+
+
+def llm_analysis_results():
+    python = LLM_ANALYSIS_VENV / "bin" / "python"
+    if not python.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(LLM_ANALYSIS_VENV)], check=True)
+        subprocess.run([str(python), "-m", "pip", "install", "-q", "llm-analysis==0.2.2"], check=True)
+    code = f"""
+import json, time, logging
+from llm_analysis.analysis import train
+out = {{}}
+for name, model, params, tokens, seq_len, gpus, reported in {RUNS!r}:
+    kwargs = dict(model_name=model, gpu_name="a100-sxm-80gb", dtype_name="w16a16e16", seq_len=seq_len,
+                  total_num_tokens=int(tokens), total_num_gpus=gpus, flops_efficiency={MFU}, tp_size=8,
+                  ds_zero=1, log_level="ERROR")
+    train(**kwargs)
+    started = time.perf_counter()
+    for _ in range(20):
+        summary = train(**kwargs)
+    out[name] = {{"gpu_hours": summary["gpu_hours"], "ms_per_call": (time.perf_counter() - started) / 20 * 1000,
+                  "params": summary["num_params_total"]}}
+print(json.dumps(out))
+"""
+    result = subprocess.run([str(python), "-c", code], capture_output=True, text=True, check=True)
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--skip-llm-analysis", action="store_true")
+    args = parser.parse_args()
+
+    estimate()
+    p50, p95 = timed(estimate, 200)
+    print(f"estimate(), default scenario: p50 {p50:.2f} ms, p95 {p95:.2f} ms (target p95 < 30 ms)")
+    s50, s95 = timed(lambda: sensitivity(Scenario()), 30)
+    print(f"sensitivity(), default scenario ({len(INPUTS)} inputs, one batch): "
+          f"p50 {s50:.1f} ms, p95 {s95:.1f} ms")
+
+    monte_carlo(n=1000)
+    started = time.perf_counter()
+    mc = monte_carlo(Scenario(), n=100_000, seed=0)
+    mc_s = time.perf_counter() - started
+    # baseline in the same run: the same draws, one estimate() per scenario
+    loop_n = 300
+    base = estimate()
+    fixed = {"mfu": base.mfu, "price_per_gpu_hour": base.details["price_per_gpu_hour"], "n_gpus": base.n_gpus}
+    draws = mc.samples.head(loop_n)
+    started = time.perf_counter()
+    loop_totals = [estimate(Scenario(**{**fixed, **{c: row[c] for c in distributions().index}})).total_cost_usd
+                   for row in draws.to_dict("records")]
+    loop_per_scenario = (time.perf_counter() - started) / loop_n
+    agree = np.allclose(loop_totals, draws["total_cost_usd"], rtol=1e-9)
+    print(f"monte_carlo(n=100,000): {mc_s:.2f} s (target < 1 s); loop of estimate(): {loop_per_scenario * 1000:.2f} ms "
+          f"per scenario = {loop_per_scenario * 100_000:.0f} s for 100,000 (extrapolated from {loop_n}); "
+          f"speed-up {loop_per_scenario * 100_000 / mc_s:,.0f}x (target >= 100x); totals agree: {agree}")
+    print(f"  P10 / P50 / P90 total cost: " + " / ".join(f"{mc.summary.loc['total_cost_usd', f'p{q}']:,.0f}" for q in (10, 50, 90))
+          + f" USD (deterministic {mc.base_total_cost_usd:,.0f})")
+
+    if args.skip_llm_analysis:
+        return
+    theirs = llm_analysis_results()
+    print(f"\nGPU-hours at MFU {MFU} on A100-SXM4-80GB (llm-analysis 0.2.2: tp 8, ZeRO-1, flash attention):")
+    print(f"{'run':<12}{'reported':>12}{'workbench':>12}{'llm-analysis':>14}{'ratio':>8}{'wb ms':>8}{'llma ms':>9}")
+    for name, model, params, tokens, seq_len, gpus, reported in RUNS:
+        s = Scenario(params=params, tokens=tokens, seq_len=seq_len, gpu="A100-SXM4-80GB", n_gpus=gpus, mfu=MFU,
+                     price_per_gpu_hour=1.0)
+        ours = estimate(s).gpu_hours
+        ms = timed(lambda: estimate(s), 20)[0]
+        other = theirs[name]
+        print(f"{name:<12}{reported:>12,.0f}{ours:>12,.0f}{other['gpu_hours']:>14,.0f}"
+              f"{other['gpu_hours'] / ours:>8.2f}{ms:>8.2f}{other['ms_per_call']:>9.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,86 @@
+"""Monte Carlo: ranges instead of points. Uncertain inputs are sampled from the distributions in
+``data/uncertainty.csv`` (each with its rationale), all scenarios are evaluated in one vectorised pass,
+and the result holds P10 / P50 / P90 of total cost and duration with the samples themselves.
+
+Distributions are multiplicative around the scenario's own value (inputs left empty take the value the
+estimate resolved, e.g. the MFU prior): ``lognormal`` with median 1 and the given sigma, or
+``triangular`` with low / mode / high multipliers. Samples are clipped to each field's allowed range.
+The GPU count is held at the scenario's (resolved) value, so that slower training shows up as a longer
+run rather than as a bigger cluster.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+import pandas as pd
+
+from .data import read_table
+from .estimate import estimate, totals
+from .scenario import Scenario, fields
+
+PERCENTILES = (10, 50, 90)
+#: Inputs whose empty value the estimate resolves, and where the resolved value is found.
+_RESOLVED = {"mfu": "mfu", "price_per_gpu_hour": "price_per_gpu_hour", "n_gpus": "n_gpus"}
+
+
+@lru_cache(maxsize=None)
+def distributions() -> pd.DataFrame:
+    """The sampled inputs and their distributions (``data/uncertainty.csv``)."""
+    table = read_table("uncertainty.csv", numeric=("low", "mode", "high", "sigma"),
+                       required=("field", "distribution", "rationale"), key="field")
+    return table.set_index("field", drop=False)
+
+
+@dataclass
+class MonteCarlo:
+    """Result of :func:`monte_carlo`: ``samples`` (one row per draw: sampled inputs, ``total_cost_usd``,
+    ``duration_days``) and ``summary`` (P10 / P50 / P90 of both, and the deterministic estimate)."""
+
+    samples: pd.DataFrame
+    summary: pd.DataFrame
+    base_total_cost_usd: float
+    base_duration_days: float
+
+    def percentile(self, column: str, q: float) -> float:
+        return float(np.percentile(self.samples[column], q))
+
+
+def _multipliers(row, n: int, rng: np.random.Generator) -> np.ndarray:
+    if row["distribution"] == "lognormal":
+        return np.exp(rng.normal(0.0, row["sigma"], n))
+    if row["distribution"] == "triangular":
+        return rng.triangular(row["low"], row["mode"], row["high"], n)
+    raise ValueError(f"data/uncertainty.csv: unknown distribution {row['distribution']!r} for {row['field']}")
+
+
+def monte_carlo(scenario: Scenario | None = None, n: int = 100_000, seed: int | None = 0) -> MonteCarlo:
+    """Sample ``n`` scenarios around ``scenario`` and evaluate them in one pass; ``seed`` makes it repeatable."""
+    scenario = Scenario() if scenario is None else scenario
+    if not isinstance(n, (int, np.integer)) or not 1 <= n <= 10_000_000:
+        raise ValueError(f"n={n!r}: allowed: a whole number from 1 to 10,000,000")
+    base = estimate(scenario)
+    rng = np.random.default_rng(seed)
+    spec = fields()
+    values = scenario.to_dict()
+    for name, figure in _RESOLVED.items():
+        values[name] = float(base.mfu if figure == "mfu" else base.n_gpus if figure == "n_gpus"
+                             else base.details[figure])
+    sampled = {}
+    for row in distributions().to_dict("records"):
+        f = spec[row["field"]]
+        draws = values[row["field"]] * _multipliers(row, n, rng)
+        sampled[row["field"]] = np.clip(draws, f.min, f.max)
+    total, figures = totals(Scenario(**{**values, **sampled}))
+    samples = pd.DataFrame(sampled)
+    samples["total_cost_usd"] = total
+    samples["duration_days"] = figures["training_days_total"]
+    rows = []
+    for column, deterministic in (("total_cost_usd", base.total_cost_usd),
+                                  ("duration_days", base.details["training_days_total"])):
+        p = np.percentile(samples[column], PERCENTILES)
+        rows.append({"figure": column, **{f"p{q}": v for q, v in zip(PERCENTILES, p)},
+                     "mean": float(samples[column].mean()), "deterministic": float(deterministic)})
+    return MonteCarlo(samples, pd.DataFrame(rows).set_index("figure"), float(base.total_cost_usd),
+                      float(base.details["training_days_total"]))
