@@ -22,9 +22,10 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_voila(extra_args=(), cwd=ROOT, notebook=None):
+def start_voila(extra_args=(), cwd=ROOT, notebook=None, log_path=None):
     port = free_port()
-    log = open(ROOT / ".pytest_cache" / f"voila-{port}.log", "w") if (ROOT / ".pytest_cache").is_dir() else subprocess.DEVNULL
+    (ROOT / ".pytest_cache").mkdir(exist_ok=True)
+    log = open(log_path or ROOT / ".pytest_cache" / f"voila-{port}.log", "w")
     process = subprocess.Popen(
         [sys.executable, "-m", "voila", str(notebook or ROOT / "notebooks" / "planner.ipynb"), "--no-browser",
          f"--port={port}", "--Voila.ip=127.0.0.1", "--ServerApp.port_retries=0", *extra_args],

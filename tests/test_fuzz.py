@@ -34,6 +34,8 @@ def _good_value(f):
         return st.sampled_from(["H100", "A100", "a100-40gb", "H200", "B200", "H800", "TPUv4", "MI300X", "V100", "A10G"])
     if f.type == "provider":
         return st.sampled_from(["median", "aws", "gcp", "azure", "lambda", "runpod-secure", "nope"])
+    if f.type == "text":
+        return st.text(max_size=120)
     if f.type == "percents":
         return st.lists(st.floats(-10, 150), min_size=0, max_size=12).map(lambda xs: ",".join(f"{x:g}" for x in xs))
     return st.sampled_from(list(f.choices))

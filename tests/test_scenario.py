@@ -48,6 +48,8 @@ def _bad_values():
                       (f.name, f.min - abs(f.min) - 1), (f.name, f.max * 2 + 1), (f.name, [1, "x"])]
             if f.type == "int":
                 cases.append((f.name, f.min + 0.5))
+        elif f.type == "text":
+            cases += [(f.name, "x" * 101), (f.name, "tab\there"), (f.name, 3), (f.name, float("nan"))]
         else:
             cases += [(f.name, "no-such-thing"), (f.name, 3), (f.name, float("nan"))]
         if not f.nullable:
@@ -94,6 +96,12 @@ def test_cross_field_rules():
         Scenario(gpu="H800", provider="aws", pricing="spot")
     with pytest.raises(ScenarioError, match="^n_gpus=4: is below tensor_parallel=8"):
         Scenario(n_gpus=4)
+
+
+def test_scenario_name_is_free_text_and_round_trips():
+    s = Scenario(name="  Plan <b>X</b> & \"co\" 计划 ")
+    assert s.name == 'Plan <b>X</b> & "co" 计划'
+    assert Scenario.from_query(s.to_query()) == s and Scenario.from_json(s.to_json()) == s
 
 
 def test_names_are_normalised():

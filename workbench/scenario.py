@@ -75,6 +75,8 @@ class Field:
             return "a GPU id or alias from `workbench gpus`"
         if self.type == "provider":
             return ", ".join(prices.providers())
+        if self.type == "text":
+            return f"text of up to {self.max:g} printable characters"
         if self.type == "percents":
             return "1 to 10 comma-separated percentages above 0, at most 100"
         return ", ".join(self.choices)
@@ -87,7 +89,7 @@ def fields() -> dict[str, Field]:
                        required=("field", "type", "group", "label", "help", "label_zh", "help_zh"), key="field")
     out = {}
     for row in table.to_dict("records"):
-        default = row["default"].strip() or None
+        default = row["default"].strip() or (None if row["type"] != "text" else "")
         if default is not None and row["type"] in ("float", "int"):
             default = float(default) if row["type"] == "float" else int(float(default))
         out[row["field"]] = Field(row["field"], row["type"], tuple(filter(None, row["choices"].split("|"))),
@@ -132,6 +134,13 @@ def _check_number(f: Field, value, label: str):
 def _check_text(f: Field, value, label: str) -> str:
     if not isinstance(value, (str, np.str_)):
         raise ScenarioError(label, value, "is not text", f.allowed())
+    if f.type == "text":
+        text = str(value).strip()
+        if len(text) > f.max:
+            raise ScenarioError(label, value, f"is {len(text)} characters long", f.allowed())
+        if not text.isprintable():
+            raise ScenarioError(label, value, "contains control characters", f.allowed())
+        return text
     if f.type == "gpu":
         try:
             return catalog.resolve_gpu(value)
@@ -365,6 +374,12 @@ def _check_version(version):
 
 def _check_combination(v: dict):
     """Rules that involve more than one field."""
+    lengths = {name: value.size for name, value in v.items() if isinstance(value, np.ndarray)}
+    if len(set(lengths.values())) > 1:
+        first = next(iter(lengths))
+        odd = next(name for name, size in lengths.items() if size != lengths[first])
+        raise ScenarioError(odd, v[odd].tolist()[:5], f"has {lengths[odd]} values but {first} has {lengths[first]}",
+                            "arrays of one length in a batch")
     if v["active_params"] is not None and np.any(np.asarray(v["active_params"]) > np.asarray(v["params"])):
         raise ScenarioError("active_params", v["active_params"], f"exceeds params={v['params']!r}",
                             "at most the total parameter count")

@@ -34,7 +34,7 @@ from .uncertainty import monte_carlo
 log = logging.getLogger(__name__)
 
 #: Controls shown first, in this order; every other field sits in the "Advanced" section by group.
-MAIN_FIELDS = ("params", "active_params", "tokens", "seq_len", "gpu", "mfu", "n_gpus", "target_days", "pricing",
+MAIN_FIELDS = ("name", "params", "active_params", "tokens", "seq_len", "gpu", "mfu", "n_gpus", "target_days", "pricing",
                "price_per_gpu_hour", "sft_examples", "sft_usd_per_example", "preference_pairs",
                "preference_usd_per_pair", "redundancy_factor", "budget_usd")
 #: Monte Carlo draws per recompute: enough for a stable P10-P90 band on screen, cheap enough (~8 ms).
@@ -645,6 +645,7 @@ class Planner:
             (t("n_gpus", lang), f"{est.n_gpus:,.0f} × {s.gpu}", "wb-n-gpus"),
             (t("per_million", lang), f"{per_million * views.rate(est, self.currency):,.4f} {self.currency}", "wb-per-million"),
         ]
+        title = f"<div class='wb-name'>{html.escape(s.name)}</div>" if s.name else ""
         html_cards = "".join(f"<div class='wb-card {cls}'><div class='wb-card-label'>{html.escape(label)}</div>"
                              f"<div class='wb-card-value'>{html.escape(value)}</div></div>" for label, value, cls in cards)
         alerts = views.burn(est, self.currency, lang)[1]
@@ -652,7 +653,7 @@ class Planner:
         alert_text = " · ".join(
             f"{html.escape(label)}: " + (f"{t('day', lang)} {day:,.1f}" if crossed else t("not_reached", lang))
             for label, day, crossed in zip(alerts["label"], alerts["day"], alerts["crossed"]))
-        self.headline.value = (f"<div class='wb-cards'>{html_cards}</div>"
+        self.headline.value = (f"{title}<div class='wb-cards'>{html_cards}</div>"
                                f"<div class='wb-alerts'><b>{html.escape(t('alerts', lang))}</b> ({html.escape(basis)}): "
                                f"{alert_text}</div>")
         notes = est.warnings
@@ -699,6 +700,7 @@ class Planner:
 _CSS = """
 .wb-planner { font-family: system-ui, -apple-system, 'Segoe UI', 'Noto Sans', 'Noto Sans CJK SC', sans-serif; }
 .wb-title { margin: 4px 0 0 0; }
+.wb-name { font-size: 18px; font-weight: 600; margin-top: 6px; }
 .wb-subtitle { color: #555; margin-bottom: 6px; }
 .wb-help { color: #777; margin: -6px 0 0 165px; }
 .wb-help .widget-html-content { font-size: 11px; line-height: 1.25; }
