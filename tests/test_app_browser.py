@@ -142,7 +142,7 @@ def test_exports_are_offline_data_links(page, voila_url):
     assert page.locator("a.wb-download[download='scenario.json']").count() == 1
     page.get_by_role("button", name="Export charts (PNG)").click()
     page.wait_for_selector("a.wb-download[download='stage.png']", timeout=TIMEOUT)
-    assert page.locator("a.wb-download[download$='.png']").count() == 5
+    assert page.locator("a.wb-download[download$='.png']").count() == 6  # one per chart
 
 
 def test_link_command_opens_the_app_on_its_scenario(page, voila_url):

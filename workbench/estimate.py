@@ -206,7 +206,7 @@ def _model(x: dict[str, np.ndarray]) -> tuple[dict[str, np.ndarray], list[Line]]
                                       replica_gpus, x["min_replicas"])
     serve_month_usd = serve_gpus * serving.HOURS_PER_MONTH * price
     month_tokens = serving.tokens_per_month(x["requests_per_day"], tokens_per_request)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         usd_per_million = np.where(month_tokens > 0, serve_month_usd / (month_tokens / 1e6), np.nan)
     serve_hours = serve_gpus * serving.HOURS_PER_MONTH * x["serving_months"]
 
