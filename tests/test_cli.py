@@ -87,3 +87,9 @@ def test_validate_prints_the_comparison():
     assert "Llama-2-70B" in result.stdout and "Median absolute error" in result.stdout
     out = json.loads(run("validate", "--json").stdout)
     assert out["summary"]["runs"] == 14
+
+
+@pytest.mark.parametrize("command", ["estimate", "sensitivity", "link", "gpus", "validate"])
+def test_help_works_for_every_command(command):
+    result = run(command, "--help")
+    assert result.returncode == 0 and "usage: workbench" in result.stdout and not result.stderr

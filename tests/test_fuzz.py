@@ -89,6 +89,10 @@ def test_cli_arguments(args):
         except SystemExit as exit:  # --help
             code = exit.code
     assert code in (0, 2)
+    assert "format character" not in err.getvalue()  # help texts are valid argparse templates
+    if code == 0 and "--help" in args:
+        assert "usage: workbench" in out.getvalue()
+        return
     if code == 2:
         lines = err.getvalue().strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("workbench: error:"), err.getvalue()

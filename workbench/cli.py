@@ -38,25 +38,26 @@ def _option(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="workbench", description="LLM Cost Workbench: what a training run costs, and why.")
-    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    est = commands.add_parser("estimate", help="estimate a scenario (options default to Scenario())")
+def _add_scenario_options(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """One option per scenario field (``seq_len`` -> ``--seq-len``), documented from the field table."""
     for f in fields().values():
         unit = f" [{f.unit}]" if f.unit else ""
         default = "empty" if f.default is None else f.default
-        est.add_argument(_option(f.name), dest=f.name, metavar="VALUE",
-                         help=f"{f.help}{unit} Allowed: {f.allowed()}. Default: {default}.")
+        text = f"{f.help}{unit} Allowed: {f.allowed()}. Default: {default}."
+        parser.add_argument(_option(f.name), dest=f.name, metavar="VALUE", help=text.replace("%", "%%"))
+    return parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="workbench", description="LLM Cost Workbench: what a training run costs, and why.")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    est = _add_scenario_options(commands.add_parser("estimate", help="estimate a scenario (options default to Scenario())"))
     est.add_argument("--json", action="store_true", help="print one JSON object")
     gpus = commands.add_parser("gpus", help="the accelerator catalog")
     gpus.add_argument("--json", action="store_true", help="print JSON")
-    sens = commands.add_parser("sensitivity", help="what moves the total most (same options as estimate)")
-    for f in fields().values():
-        sens.add_argument(_option(f.name), dest=f.name, metavar="VALUE", help=f"{f.help} Allowed: {f.allowed()}.")
+    sens = _add_scenario_options(commands.add_parser("sensitivity", help="what moves the total most (same options as estimate)"))
     sens.add_argument("--json", action="store_true", help="print JSON")
-    link = commands.add_parser("link", help="print links that open the app on a scenario (same options as estimate)")
-    for f in fields().values():
-        link.add_argument(_option(f.name), dest=f.name, metavar="VALUE", help=f"{f.help} Allowed: {f.allowed()}.")
+    link = _add_scenario_options(commands.add_parser("link", help="print links that open the app on a scenario (same options as estimate)"))
     link.add_argument("--lang", choices=("en", "zh"), default="en", help="app language")
     link.add_argument("--currency", choices=("USD", "CNY"), default="USD", help="display currency")
     link.add_argument("--repo", help="GitHub owner/name for Binder (default: the package's Repository URL)")
