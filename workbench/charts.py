@@ -163,7 +163,7 @@ def cost_range(bins: pd.DataFrame, markers: pd.DataFrame, *, title="Range of tot
     markers (label, cost)."""
     bars = alt.Chart(bins).mark_bar(color="#9ecae9").encode(
         x=alt.X("low:Q", title=f"{cost_title} [{currency}]", axis=alt.Axis(labelExpr=_BILLIONS)), x2="high:Q",
-        y=alt.Y("share:Q", title=share_title, axis=alt.Axis(format="%")),
+        y=alt.Y("share:Q", title=share_title, axis=alt.Axis(format="%")), y2=alt.datum(0),
         tooltip=[alt.Tooltip("low:Q", title="from", format=",.0f"), alt.Tooltip("high:Q", title="to", format=",.0f"),
                  alt.Tooltip("share:Q", title=share_title, format=".1%")])
     rules = alt.Chart(markers).mark_rule(color="#e45756", strokeDash=[4, 3]).encode(
