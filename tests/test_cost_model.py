@@ -309,3 +309,10 @@ def test_batch_of_full_model_equals_loop():
         single = estimate(Scenario(**row.to_dict()))
         assert batch.total_cost_usd[i] == pytest.approx(single.total_cost_usd)
         assert batch.totals("stage")[i].to_numpy() == pytest.approx(single.totals("stage").to_numpy())
+
+
+def test_sensitivity_and_monte_carlo_accept_the_estimate_at_hand():
+    s = Scenario(params=13e9)
+    est = estimate(s)
+    assert workbench.sensitivity(s, base=est).equals(workbench.sensitivity(s))
+    assert workbench.monte_carlo(s, n=500, base=est).samples.equals(workbench.monte_carlo(s, n=500).samples)

@@ -27,14 +27,15 @@ INPUTS = (
 _RESOLVED = {"mfu": "mfu", "price_per_gpu_hour": "price_per_gpu_hour", "n_gpus": "n_gpus"}
 
 
-def sensitivity(scenario: Scenario | None = None, inputs=INPUTS) -> pd.DataFrame:
+def sensitivity(scenario: Scenario | None = None, inputs=INPUTS, base=None) -> pd.DataFrame:
     """Total cost at each input's low and high value, ordered by swing (largest first).
 
     Columns: ``input``, ``label``, ``unit``, ``base_value``, ``low_value``, ``high_value``,
     ``low_total_usd``, ``high_total_usd``, ``base_total_usd``, ``swing_usd`` (high - low, absolute).
+    ``base``: an estimate of ``scenario`` already at hand (saves computing it again).
     """
     scenario = Scenario() if scenario is None else scenario
-    base = estimate(scenario)
+    base = estimate(scenario) if base is None else base  # the caller's estimate of the same scenario
     spec = fields()
     values = scenario.to_dict()
     for name, figure in _RESOLVED.items():

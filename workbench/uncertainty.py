@@ -55,12 +55,13 @@ def _multipliers(row, n: int, rng: np.random.Generator) -> np.ndarray:
     raise ValueError(f"data/uncertainty.csv: unknown distribution {row['distribution']!r} for {row['field']}")
 
 
-def monte_carlo(scenario: Scenario | None = None, n: int = 100_000, seed: int | None = 0) -> MonteCarlo:
-    """Sample ``n`` scenarios around ``scenario`` and evaluate them in one pass; ``seed`` makes it repeatable."""
+def monte_carlo(scenario: Scenario | None = None, n: int = 100_000, seed: int | None = 0, base=None) -> MonteCarlo:
+    """Sample ``n`` scenarios around ``scenario`` and evaluate them in one pass; ``seed`` makes it repeatable.
+    ``base``: an estimate of ``scenario`` already at hand (saves computing it again)."""
     scenario = Scenario() if scenario is None else scenario
     if not isinstance(n, (int, np.integer)) or not 1 <= n <= 10_000_000:
         raise ValueError(f"n={n!r}: allowed: a whole number from 1 to 10,000,000")
-    base = estimate(scenario)
+    base = estimate(scenario) if base is None else base
     rng = np.random.default_rng(seed)
     spec = fields()
     values = scenario.to_dict()
