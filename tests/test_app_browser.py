@@ -73,7 +73,7 @@ def test_url_restores_the_scenario(page, voila_url):
     assert field(page, "pricing").locator("select").input_value() == "spot"
     assert total(page).endswith("CNY")
     # the address bar and the share link carry the scenario
-    page.wait_for_function("location.search.includes('params=70000000000.0')", timeout=TIMEOUT)
+    page.wait_for_function("location.search.includes('params=70B')", timeout=TIMEOUT)
     assert "gpu=A100-SXM4-80GB" in page.inner_text(".wb-share-link")
 
 

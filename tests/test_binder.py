@@ -59,7 +59,7 @@ def test_link_command_prints_binder_and_local_links():
     assert result.returncode == 0, result.stderr
     lines = dict(line.split(":", 1) for line in result.stdout.strip().splitlines())
     local = lines["Local"].strip()
-    assert local == "http://localhost:8866/?v=1&params=70000000000.0&gpu=A100-SXM4-80GB"
+    assert local == "http://localhost:8866/?v=1&params=70B&gpu=A100-SXM4-80GB"
     assert "mybinder.org" in lines["Binder"]
     bad = subprocess.run([sys.executable, "-m", "workbench.cli", "link", "--params", "-1"], capture_output=True,
                          text=True, timeout=120)

@@ -148,7 +148,7 @@ def test_query_round_trip(s):
 
 
 def test_query_is_short_and_readable():
-    assert Scenario(params=7e10, gpu="A100").to_query() == "v=1&params=70000000000.0&gpu=A100-SXM4-80GB"
+    assert Scenario(params=7e10, gpu="A100").to_query() == "v=1&params=70B&gpu=A100-SXM4-80GB"
     assert Scenario.from_query("params=70B&tokens=2T&lang=zh", ignore=("lang",)).params == 7e10
 
 

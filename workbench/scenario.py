@@ -318,11 +318,12 @@ class Scenario:
 
     # -- URL query strings ----------------------------------------------------------------------------
     def to_query(self) -> str:
-        """``v=1&params=7e10&...``: the schema version and the fields that differ from the defaults."""
+        """``v=1&params=70B&...``: the schema version and the fields that differ from the defaults, each in
+        the shortest form that parses back to exactly the same value."""
         if self.batch_size is not None:
             raise ScenarioError("scenario", "batch", "a batch of scenarios has no URL form", "a single scenario")
         items = [("v", str(SCHEMA_VERSION))]
-        items += [(k, repr(v) if isinstance(v, float) else str(v)) for k, v in self.changes().items()]
+        items += [(k, _compact(v) if isinstance(v, float) else str(v)) for k, v in self.changes().items()]
         return urlencode(items)
 
     @classmethod
@@ -354,6 +355,18 @@ class Scenario:
             if column not in fields():
                 raise _unknown_field(str(column))
         return cls(**{column: frame[column].to_numpy() for column in frame.columns})
+
+
+def _compact(x: float) -> str:
+    """The shortest text that parses back to exactly ``x``: '70B' for 7e10, '1.5T', else repr (lossless)."""
+    for size, suffix in ((1e15, "P"), (1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")):
+        if abs(x) >= size:
+            text = repr(x / size).removesuffix(".0") + suffix
+            if parse_quantity(text) == x:
+                return text
+            break
+    text = repr(x).removesuffix(".0")
+    return text if float(text) == x else repr(x)
 
 
 def _restore(values: dict) -> Scenario:
