@@ -43,3 +43,12 @@ def test_optimality_warning():
 def test_tokens_per_param():
     assert scaling.tokens_per_param(7e10, 1.4e12) == pytest.approx(20)
     np.testing.assert_allclose(scaling.tokens_per_param(np.array([1e9, 2e9]), 2e10), [20, 10])
+
+
+def test_estimate_uses_the_scenarios_scaling_law():
+    from workbench import Scenario, estimate
+    a = estimate(Scenario(params=7e10, tokens=1.4e12))
+    b = estimate(Scenario(params=7e10, tokens=1.4e12, scaling_law="hoffmann2022"))
+    assert a.details["predicted_loss"] == pytest.approx(scaling.loss(7e10, 1.4e12))
+    assert b.details["predicted_loss"] == pytest.approx(scaling.loss(7e10, 1.4e12, "hoffmann2022"))
+    assert b.details["compute_optimal_params"] == pytest.approx(scaling.compute_optimal(6 * 7e10 * 1.4e12, "hoffmann2022")[0])

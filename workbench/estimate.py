@@ -326,6 +326,7 @@ def _model(x: dict[str, np.ndarray]) -> tuple[dict[str, np.ndarray], list[Line]]
                           "fixed", "(redundancy_factor - 1) x the stage's other lines",
                           "planning guides: redundancy factor typically 1.2-1.5"))
 
+    n_opt, d_opt, predicted_loss = _scaling_figures(active, x["tokens"], x["scaling_law"])
     figures = {
         "training_flops": flops, "gpu_hours": hours, "wall_days": days, "n_gpus": n_gpus, "mfu": mfu_used,
         "active_params": active, "d_model": d_model, "n_layers": n_layers, "peak_flops_per_s": peak,
@@ -334,9 +335,8 @@ def _model(x: dict[str, np.ndarray]) -> tuple[dict[str, np.ndarray], list[Line]]
         "model_state_bytes_per_gpu": states, "activation_bytes_per_gpu": activations,
         "memory_bytes_per_gpu": states + activations, "min_gpus_to_fit": min_gpus,
         "tokens_per_param": scaling.tokens_per_param(active, x["tokens"]),
-        "compute_optimal_params": scaling.compute_optimal(6.0 * active * x["tokens"], scaling.DEFAULT_LAW)[0],
-        "compute_optimal_tokens": scaling.compute_optimal(6.0 * active * x["tokens"], scaling.DEFAULT_LAW)[1],
-        "predicted_loss": scaling.loss(active, x["tokens"], scaling.DEFAULT_LAW),
+        "compute_optimal_params": n_opt, "compute_optimal_tokens": d_opt,
+        "predicted_loss": predicted_loss,
         "interruptions_per_day": interruptions_per_day, "cluster_mtbf_hours": cluster_mtbf,
         "checkpoint_interval_hours": interval, "checkpoint_write_seconds": write_hours * 3600.0,
         "checkpoint_bytes": checkpoint_bytes, "dataset_bytes": dataset,
@@ -349,6 +349,17 @@ def _model(x: dict[str, np.ndarray]) -> tuple[dict[str, np.ndarray], list[Line]]
         "cny_per_usd": x["cny_per_usd"],
     }
     return figures, lines
+
+
+def _scaling_figures(active, tokens, law):
+    """(compute-optimal N, compute-optimal D, predicted loss) under each scenario's own scaling law."""
+    active, tokens, law = np.broadcast_arrays(np.asarray(active, float), np.asarray(tokens, float), law)
+    n_opt, d_opt, loss = (np.empty(active.shape) for _ in range(3))
+    for name in set(np.ravel(law)):
+        where = law == name
+        n_opt[where], d_opt[where] = scaling.compute_optimal(6.0 * active[where] * tokens[where], name)
+        loss[where] = scaling.loss(active[where], tokens[where], name)
+    return n_opt, d_opt, loss
 
 
 def _hardware_price(gpu: np.ndarray) -> np.ndarray:
