@@ -101,6 +101,7 @@ def test_out_of_range_value_shows_message_and_keeps_state(page, voila_url):
     page.wait_for_function(f"document.querySelector('.wb-total .wb-card-value').textContent !== {before!r}",
                            timeout=TIMEOUT)
     assert field(page, "params").locator(".wb-error").count() == 0
+    assert "not a whole number" in field(page, "seq_len").inner_text()  # still shown: the box still holds it
     assert "Traceback" not in page.content()
 
 

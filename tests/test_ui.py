@@ -47,6 +47,16 @@ def test_typed_value_validates_next_to_its_control():
     assert p.est.scenario.params == 7e10 and p.est.total_cost_usd > before
 
 
+def test_rejected_value_keeps_its_message_while_other_fields_change():
+    p = Planner()
+    p.controls["seq_len"].text.value = "4096.5"
+    p.controls["params"].text.value = "13B"
+    assert p.scenario.params == 1.3e10 and p.scenario.seq_len == 4096
+    assert "not a whole number" in p.controls["seq_len"].message.value
+    p.controls["seq_len"].text.value = "8192"
+    assert p.controls["seq_len"].message.value == "" and p.scenario.seq_len == 8192
+
+
 def test_cross_field_error_keeps_last_valid_state():
     p = Planner()
     before = p.est.total_cost_usd

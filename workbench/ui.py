@@ -129,6 +129,7 @@ class FieldControl:
     def __init__(self, field, value, on_change, lang="en"):
         self.field, self.on_change, self.lang = field, on_change, lang
         self._syncing = False
+        self.rejected = False  # the text box holds a value that failed validation (its message stays)
         self.label = w.HTML(layout=w.Layout(width="165px"))
         self.message = w.HTML(layout=w.Layout(margin="0 0 0 165px"))
         self.message.add_class("wb-message")
@@ -219,6 +220,7 @@ class FieldControl:
 
     # -- events ---------------------------------------------------------------------------------------
     def _emit(self, value):
+        self.rejected = False
         self.set_error("")
         self.on_change(self.field.name, value)
 
@@ -247,6 +249,7 @@ class FieldControl:
         try:
             value = check_field(self.field.name, change["new"])
         except ScenarioError as error:
+            self.rejected = True
             self.set_error(str(error))
             return
         if self.slider is not None and value is not None:
@@ -507,6 +510,7 @@ class Planner:
         self.values = scenario.to_dict()
         for name, control in self.controls.items():
             control.set_value(self.values[name])
+            control.rejected = False
             control.set_error("")
         self.recompute()
 
@@ -528,7 +532,8 @@ class Planner:
         self.last_recompute_ms = (time.perf_counter() - started) * 1000.0
         self.scenario, self.est, self.sens, self.curve, self.mc = scenario, est, sens, curve, mc
         for control in self.controls.values():
-            control.set_error("")
+            if not control.rejected:  # a rejected typed value keeps its message until it is corrected
+                control.set_error("")
         self._show_banner(self._notices)
         self._notices = []
         self._render()
