@@ -60,11 +60,12 @@ def burn(est, budget_usd=None, points: int = 101) -> pd.DataFrame:
                          "spent_share": spent / budget})
 
 
-def crossings(est, budget_usd=None) -> pd.DataFrame:
-    """Day each alert line (``alert_percents``, plus 100 %) is crossed; NaN if the plan never reaches it."""
+def crossings(est, budget_usd=None, table: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Day each alert line (``alert_percents``, plus 100 %) is crossed; NaN if the plan never reaches it.
+    ``table``: :func:`burn` of the same estimate, if already computed."""
     budget = _budget(est, budget_usd)
     levels = sorted({*(float(p) for p in est.scenario.alert_percents.split(",")), 100.0})
-    table = burn(est, budget)
+    table = burn(est, budget) if table is None else table
     days, spent = table["day"].to_numpy(), table["spent_usd"].to_numpy()
     rows = []
     for level in levels:

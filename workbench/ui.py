@@ -311,6 +311,14 @@ def parse_app_query(query: str):
     return values, options, errors
 
 
+def _request():
+    """(scenario values, app options, notices, served by Voilà) from the current request's environment."""
+    in_voila = os.environ.get("SERVER_SOFTWARE", "").startswith("voila") or "VOILA_PREHEAT" in os.environ
+    values, options, errors = parse_app_query(os.environ.get("QUERY_STRING", ""))
+    notices = [f"{t('url_error', options['lang'])}: " + "; ".join(errors)] if errors else []
+    return values, options, notices, in_voila
+
+
 class Planner:
     """The planner app. ``Planner().widget`` is the whole page."""
 
@@ -333,25 +341,27 @@ class Planner:
     def from_environment(cls) -> Planner:
         """A planner for the current request: the URL query restores a scenario, ``lang`` and ``currency``.
 
-        The widgets are built first, so that a preheated Voilà kernel has done the slow part (imports, the
-        offline chart bundle, the first estimate) before a user arrives; then it waits for the request
-        (the query reaches preheated kernels only then) and applies it.
+        A preheated Voilà kernel builds the widgets first, so that the slow part (imports, the offline chart
+        bundle, the first estimate) is done before a user arrives; the query reaches it only with the request,
+        and is applied then. Any other kernel reads the query at once and builds the page once.
         """
+        if os.environ.get("VOILA_PREHEAT") != "True":
+            values, options, notices, in_voila = _request()
+            return cls(values, options["lang"], options["currency"], notices, in_voila=in_voila)
         planner = cls()
         try:
             from voila.utils import wait_for_request
             wait_for_request()
-        except Exception:  # noqa: BLE001 - not under Voilà, or an older Voilà: use the environment as it is
+        except Exception:  # noqa: BLE001 - an older Voilà: use the environment as it is
             pass
-        in_voila = os.environ.get("SERVER_SOFTWARE", "").startswith("voila") or "VOILA_PREHEAT" in os.environ
-        values, options, errors = parse_app_query(os.environ.get("QUERY_STRING", ""))
-        planner.apply_request(values, options, errors, in_voila)
+        values, options, notices, in_voila = _request()
+        planner.apply_request(values, options, notices, in_voila)
         return planner
 
-    def apply_request(self, values, options, errors=(), in_voila=False):
+    def apply_request(self, values, options, notices=(), in_voila=False):
         """Show a scenario, language and currency that arrived with a URL, and report what was not applied."""
         self.link.update_address_bar = in_voila
-        self._notices = [f"{t('url_error', options['lang'])}: " + "; ".join(errors)] if errors else []
+        self._notices = list(notices)
         self.lang, self.currency = options["lang"], options["currency"]
         self._relabelling = True
         try:
@@ -586,7 +596,7 @@ class Planner:
     def _charts(self) -> dict:
         est, lang, cur = self.est, self.lang, self.currency
         r = views.rate(est, cur)
-        burn, alerts = views.burn(est, cur, lang)
+        burn, alerts = self._burn
         curve = self.curve.assign(cost=self.curve["cost_usd"] * r)
         current = pd.DataFrame({"params": [self.scenario.params], "tokens": [self.scenario.tokens],
                                 "cost": [est.total_cost_usd * r], "label": [t("this_plan", lang)]})
@@ -617,6 +627,7 @@ class Planner:
         if self.est is None:
             return
         import altair as alt
+        self._burn = views.burn(self.est, self.currency, self.lang)  # shared by the chart and the headline
         parts = self._charts()
         combined = alt.vconcat(*parts.values(), spacing=28).resolve_scale(color="independent")
         # The builders' output is schema-validated in the tests; skipping Altair's validation here halves
@@ -656,7 +667,7 @@ class Planner:
         title = f"<div class='wb-name'>{html.escape(s.name)}</div>" if s.name else ""
         html_cards = "".join(f"<div class='wb-card {cls}'><div class='wb-card-label'>{html.escape(label)}</div>"
                              f"<div class='wb-card-value'>{html.escape(value)}</div></div>" for label, value, cls in cards)
-        alerts = views.burn(est, self.currency, lang)[1]
+        alerts = self._burn[1]
         basis = t("budget_basis_given" if s.budget_usd is not None else "budget_basis_plan", lang)
         alert_text = " · ".join(
             f"{html.escape(label)}: " + (f"{t('day', lang)} {day:,.1f}" if crossed else t("not_reached", lang))

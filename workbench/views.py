@@ -60,7 +60,7 @@ def burn(est: Estimate, currency="USD", lang="en") -> tuple[pd.DataFrame, pd.Dat
     """(burn frame ``day``, ``spent``; alert frame ``label``, ``threshold``, ``day``, ``crossed``)."""
     r = rate(est, currency)
     spent = budget.burn(est)
-    alerts = budget.crossings(est)
+    alerts = budget.crossings(est, table=spent)
     burn_frame = pd.DataFrame({"day": spent["day"], "spent": spent["spent_usd"] * r})
     alert_frame = pd.DataFrame({
         "label": [f"{p:g} % {t('budget_line', lang)}" for p in alerts["alert_percent"]],
