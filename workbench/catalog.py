@@ -7,16 +7,21 @@ from __future__ import annotations
 
 import difflib
 import re
-from functools import lru_cache
 
 import numpy as np
 import pandas as pd
 
-from .data import DataFileError, data_dir, read_table
+from .data import DataFileError, cached, data_dir, read_table
 
 PRECISIONS = ("bf16", "fp16", "fp8")
 _NUMERIC = ("memory_gb", "mem_bandwidth_tbs", "peak_bf16_dense_tflops", "peak_fp16_dense_tflops",
             "peak_fp8_dense_tflops", "peak_fp32_tflops", "tdp_w")
+
+
+#: Physically possible values (0 as a lower bound means "above zero"); a zero peak or memory cannot be priced.
+_BOUNDS = {"memory_gb": (0, 10_000), "mem_bandwidth_tbs": (0, 1_000), "peak_bf16_dense_tflops": (0, 1e6),
+           "peak_fp16_dense_tflops": (0, 1e6), "peak_fp8_dense_tflops": (0, 1e6), "peak_fp32_tflops": (0, 1e6),
+           "tdp_w": (0, 100_000)}
 
 
 class UnknownGpuError(ValueError):
@@ -28,14 +33,15 @@ def _normalise(name: str) -> str:
     return re.sub(r"[^0-9A-Z]", "", name.upper())
 
 
-@lru_cache(maxsize=None)
+@cached
 def accelerators() -> pd.DataFrame:
     """The catalog, one row per SKU, indexed by its stable id."""
-    table = read_table("accelerators.csv", numeric=_NUMERIC, required=("id", "generation", "source"), key="id")
+    table = read_table("accelerators.csv", numeric=_NUMERIC, required=("id", "generation", "memory_gb", "source"),
+                       key="id", bounds=_BOUNDS)
     return table.set_index("id", drop=False)
 
 
-@lru_cache(maxsize=None)
+@cached
 def _names() -> dict[str, str]:
     names: dict[str, str] = {}
     table = accelerators()

@@ -80,12 +80,15 @@ def _print_estimate(est) -> None:
             ("Wall-clock", f"{est.wall_days:,.1f} days of pre-training compute; {d['training_days_total']:,.1f} days "
                            "for all training stages with failures and checkpoints"),
             ("Memory per GPU", f"{d['memory_bytes_per_gpu'] / 1e9:,.1f} GB of {d['gpu_memory_bytes'] / 1e9:,.0f} GB "
-                               f"(fits from {d['min_gpus_to_fit']:,.0f} GPUs)"),
-            ("Failures", f"{d['pretrain_interruptions']:,.1f} interruptions expected in pre-training (one every "
-                         f"{d['cluster_mtbf_hours']:,.1f} h); checkpoint every {d['checkpoint_interval_hours'] * 60:,.0f} min"),
+                               + _known(d["min_gpus_to_fit"], "(fits from {:,.0f} GPUs)",
+                                        "(does not fit at any GPU count: see the warning)")),
+            ("Failures", f"{d['pretrain_interruptions']:,.1f} interruptions expected in pre-training "
+                         + _known(d["cluster_mtbf_hours"], "(one every {:,.1f} h)", "(failure rate 0)") + "; "
+                         + _known(d["checkpoint_interval_hours"] * 60, "checkpoint every {:,.0f} min",
+                                  "no periodic checkpoint needed")),
             ("Serving", f"{d['serving_gpus']:,.0f} GPUs, {d['serving_cost_per_month_usd']:,.0f} USD/month, "
-                        f"{d['serving_cost_per_million_tokens_usd']:,.3f} USD per million tokens "
-                        f"(included for {s.serving_months:g} months)")]
+                        + _known(d["serving_cost_per_million_tokens_usd"], "{:,.3f} USD per million tokens",
+                                 "no tokens served") + f" (included for {s.serving_months:g} months)")]
     width = max(len(k) for k, _ in rows)
     for key, value in rows:
         print(f"  {key:<{width}}  {value}")
@@ -127,6 +130,11 @@ def _print_estimate(est) -> None:
             print(f"  {f.name} = {f.default}{unit}: {f.source}")
     for warning in est.warnings:
         print(f"\nWarning: {warning}")
+
+
+def _known(value, template: str, missing: str) -> str:
+    """``template`` filled with ``value``, or ``missing`` where the figure does not exist (NaN or infinite)."""
+    return template.format(value) if np.isfinite(value) else missing
 
 
 def _scenario(args) -> Scenario:

@@ -11,6 +11,7 @@ import math
 import os
 from functools import lru_cache
 from pathlib import Path
+from typing import Callable
 
 import pandas as pd
 
@@ -31,6 +32,22 @@ class DataFileError(ValueError):
         super().__init__(f"{where}: {message}")
 
 
+_CACHES: list = []
+
+
+def cached(func: Callable) -> Callable:
+    """``lru_cache`` for a function that reads or derives from the data tables; :func:`reload` clears them all."""
+    wrapped = lru_cache(maxsize=None)(func)
+    _CACHES.append(wrapped)
+    return wrapped
+
+
+def reload() -> None:
+    """Forget every table read so far, so that the next look-up reads the (possibly changed) data folder."""
+    for wrapped in _CACHES:
+        wrapped.cache_clear()
+
+
 def data_dir() -> Path:
     """The folder holding the data tables.
 
@@ -47,7 +64,7 @@ def data_dir() -> Path:
     raise DataFileError(here / "data", "data folder not found (set $WORKBENCH_DATA)")
 
 
-def _to_float(text, path, row, column, required):
+def _to_float(text, path, row, column, required, bounds=None):
     text = text.strip()
     if text == "":
         if required:
@@ -59,22 +76,32 @@ def _to_float(text, path, row, column, required):
         raise DataFileError(path, f"{text!r} is not a number", row, column) from None
     if not math.isfinite(value):
         raise DataFileError(path, f"{text!r} is not a finite number", row, column)
+    if bounds is not None:
+        low, high = bounds
+        # a lower bound of 0 means "above zero": a zero peak, memory or price is as impossible as a negative one
+        if not (value > low if low == 0 else value >= low) or value > high:
+            lower = f"above {low:g}" if low == 0 else f"from {low:g}"
+            raise DataFileError(path, f"{text} is out of range (allowed: {lower} to {high:g})", row, column)
     return value
 
 
-def read_table(name: str, *, numeric=(), required=(), key=None) -> pd.DataFrame:
+def read_table(name: str, *, numeric=(), required=(), key=None, bounds=None, choices=None) -> pd.DataFrame:
     """Read ``data/<name>`` into a DataFrame of strings and floats.
 
     numeric: columns parsed as floats (empty cells become NaN unless also in ``required``).
     required: columns that must be present and non-empty in every row.
     key: a column, or a tuple of columns, whose values must be unique.
+    bounds: {column: (low, high)} for numeric columns; a low of 0 means strictly positive.
+    choices: {column: allowed values} for text columns (an empty optional cell is allowed).
     """
     path = data_dir() / name
+    bounds, choices = bounds or {}, choices or {}
     try:
-        with open(path, newline="", encoding="utf-8") as f:
+        # utf-8-sig: a spreadsheet's byte-order mark is not part of the first column's name
+        with open(path, newline="", encoding="utf-8-sig") as f:
             reader = csv.DictReader(f)
             header = reader.fieldnames or []
-            for column in (*numeric, *required, *((key,) if isinstance(key, str) else key or ())):
+            for column in (*numeric, *required, *((key,) if isinstance(key, str) else key or ()), *choices):
                 if column not in header:
                     raise DataFileError(path, f"missing column (has: {', '.join(header)})", column=column)
             records, seen = [], {}
@@ -85,7 +112,14 @@ def read_table(name: str, *, numeric=(), required=(), key=None) -> pd.DataFrame:
                     if record[column].strip() == "":
                         raise DataFileError(path, "value is empty but required", row_number, column)
                 for column in numeric:
-                    record[column] = _to_float(record[column], path, row_number, column, column in required)
+                    record[column] = _to_float(record[column], path, row_number, column, column in required,
+                                               bounds.get(column))
+                for column, allowed in choices.items():
+                    value = record[column].strip()
+                    if (value or column in required) and value not in allowed:
+                        shown = ", ".join(sorted(allowed)[:12]) + (", ..." if len(allowed) > 12 else "")
+                        raise DataFileError(path, f"{value!r} is not one of the allowed values ({shown})",
+                                            row_number, column)
                 if key is not None:
                     k = record[key] if isinstance(key, str) else tuple(record[c] for c in key)
                     if k in seen:
@@ -95,10 +129,16 @@ def read_table(name: str, *, numeric=(), required=(), key=None) -> pd.DataFrame:
                 records.append(record)
     except FileNotFoundError:
         raise DataFileError(path, "file not found") from None
+    except UnicodeDecodeError as error:
+        raise DataFileError(path, f"is not UTF-8 text (byte {error.start}: {error.reason}); save it as UTF-8") from None
+    except csv.Error as error:
+        raise DataFileError(path, f"is not a readable CSV file ({error})") from None
+    except OSError as error:
+        raise DataFileError(path, f"cannot be read ({error.strerror or error})") from None
     return pd.DataFrame.from_records(records, columns=header)
 
 
-@lru_cache(maxsize=None)
+@cached
 def published_runs() -> pd.DataFrame:
     """Publicly reported training runs with their sources: the calibration and test set."""
     return read_table(
@@ -107,4 +147,7 @@ def published_runs() -> pd.DataFrame:
                  "reported_flops", "reported_cost_usd", "implied_mfu_6nd"),
         required=("name", "params", "tokens", "gpu"),
         key="name",
+        bounds={"params": (0, 1e15), "active_params": (0, 1e15), "tokens": (0, 1e17), "seq_len": (1, 1e8),
+                "n_gpus": (1, 1e7), "gpu_hours": (0, 1e10), "wall_days": (0, 1e4), "reported_flops": (0, 1e30),
+                "reported_cost_usd": (0, 1e12), "implied_mfu_6nd": (0, 1)},
     )

@@ -6,14 +6,13 @@ batch is shape ``(n,)``), runs the formulas of the ``compute``, ``memory``, ``mf
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from . import annotation, catalog, compute, failures, finetune, memory, mfu, operations, ownership, prices, scaling, serving, storage
-from .scenario import Scenario, fields
+from .scenario import Scenario, ScenarioError, fields
 
 LINE_COLUMNS = ("scenario", "stage", "category", "item", "quantity", "unit", "unit_cost_usd", "cost_usd",
                 "cost_type", "formula", "source")
@@ -65,7 +64,12 @@ class Estimate:
         return table[0].rename("cost_usd") if self.scenario.batch_size is None else table
 
     def to_dict(self) -> dict:
-        """Plain-Python form (what ``workbench estimate --json`` prints)."""
+        """Plain-Python form (what ``workbench estimate --json`` prints): always valid JSON.
+
+        A figure that does not exist for this scenario (no purchase price on record, no traffic to price per
+        token, no failures to space checkpoints by, a model that fits at no GPU count) is ``None`` (JSON
+        ``null``), and ``unavailable`` maps its path (``details.cluster_mtbf_hours``) to the reason.
+        """
         def plain(x):
             return x.tolist() if isinstance(x, np.ndarray) else x
         out = {name: plain(getattr(self, name)) for name in HEADLINE}
@@ -74,13 +78,46 @@ class Estimate:
             for by in ("stage", "group", "category", "cost_type"):
                 out[f"totals_by_{by}"] = {k: float(v) for k, v in self.totals(by).items()}
             from . import budget  # budget builds on Estimate
-            out["budget_alerts"] = json.loads(budget.crossings(self).to_json(orient="records"))
+            out["budget_alerts"] = budget.crossings(self).to_dict("records")
         out["details"] = {k: plain(v) for k, v in self.details.items()}
-        out["lines"] = json.loads(self.lines.to_json(orient="records"))
+        out["lines"] = self.lines.to_dict("records")
         out["defaults_used"] = self.defaults_used
         out["warnings"] = list(self.warnings)
         out["scenario"] = self.scenario.to_dict()
+        unavailable: dict[str, str] = {}
+        out = _json_safe(out, "", unavailable, self.scenario)
+        out["unavailable"] = unavailable
         return out
+
+
+#: Why a figure can be missing (NaN or infinite) for a valid scenario, by its name in ``to_dict()``.
+UNAVAILABLE_REASONS = {
+    "gpu_purchase_usd": "no purchase price on record for {gpu} (data/hardware_prices.csv); only self_hosted "
+                        "pricing without a price per GPU-hour needs one",
+    "serving_cost_per_million_tokens_usd": "no tokens are served (requests_per_day or tokens per request is 0)",
+    "cluster_mtbf_hours": "no interruptions are expected (gpu_failure_rate_per_day is 0 and there are no spot "
+                          "reclaims)",
+    "checkpoint_interval_hours": "no interruptions are expected, so the Young/Daly interval is unbounded "
+                                 "(no periodic checkpoint)",
+    "min_gpus_to_fit": "the model does not fit at any GPU count with these memory settings (see warnings)",
+    "day": "the alert line is not crossed by the plan's spend",
+}
+
+
+def _json_safe(value, path: str, unavailable: dict, scenario: Scenario):
+    """``value`` with every NaN or infinite float replaced by None, its path and reason noted in ``unavailable``."""
+    if isinstance(value, dict):
+        return {k: _json_safe(v, f"{path}.{k}" if path else str(k), unavailable, scenario) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v, f"{path}[{i}]", unavailable, scenario) for i, v in enumerate(value)]
+    if isinstance(value, (np.floating, np.integer, np.bool_)):
+        value = value.item()
+    if isinstance(value, float) and not np.isfinite(value):
+        name = path.rsplit(".", 1)[-1].split("[")[0]
+        reason = UNAVAILABLE_REASONS.get(name, "not defined for this scenario")
+        unavailable[path] = reason.format(gpu=scenario.gpu) if isinstance(scenario.gpu, str) else reason
+        return None
+    return value
 
 
 def _broadcast_inputs(scenario: Scenario) -> dict[str, np.ndarray]:
@@ -137,9 +174,13 @@ def _model(x: dict[str, np.ndarray]) -> tuple[dict[str, np.ndarray], list[Line]]
     min_gpus = memory.min_gpus_to_fit(x["params"], memory_bytes, activations, x["zero_stage"],
                                       x["tensor_parallel"], x["usable_memory_fraction"])
     per_node = x["gpus_per_node"]
-    min_nodes_gpus = np.where(np.isfinite(min_gpus), np.ceil(min_gpus / per_node) * per_node, per_node)
-    n_gpus = _fill(x["n_gpus"], np.maximum(compute.gpus_for_duration(hours, x["target_days"], per_node),
-                                           min_nodes_gpus))
+    # auto-sizing: whole nodes, at least the tensor-parallel group and the count that fits in memory, at most
+    # the largest cluster the n_gpus field allows (a warning says when the target duration is then missed)
+    fit_gpus = np.where(np.isfinite(min_gpus), min_gpus, x["tensor_parallel"])
+    min_nodes_gpus = np.ceil(np.maximum(fit_gpus, x["tensor_parallel"]) / per_node) * per_node
+    largest = np.floor(fields()["n_gpus"].max / per_node) * per_node
+    wanted = np.maximum(compute.gpus_for_duration(hours, x["target_days"], per_node), min_nodes_gpus)
+    n_gpus = _fill(x["n_gpus"], np.minimum(wanted, largest))
     days = compute.wall_days(hours, n_gpus)
     states = memory.model_state_bytes(x["params"], n_gpus, x["zero_stage"], x["tensor_parallel"])
 
@@ -214,8 +255,11 @@ def _model(x: dict[str, np.ndarray]) -> tuple[dict[str, np.ndarray], list[Line]]
     dataset = storage.dataset_bytes(x["tokens"], x["bytes_per_token"])
     run_months = stage_days["pretrain"] / operations.DAYS_PER_MONTH
     tdp_kw = catalog.spec(x["gpu"], "tdp_w").astype(float) / 1000.0
-    kwh_per_gpu_hour = ownership.energy_kwh(1.0, tdp_kw * 1000.0, x["server_power_factor"], x["power_utilisation"],
-                                            x["pue"])
+    # electricity is metered only for owned hardware (a cloud price includes it); accelerators without a
+    # published TDP are refused for self_hosted pricing by the scenario, so no NaN reaches a line
+    kwh_per_gpu_hour = np.where(self_hosted, ownership.energy_kwh(1.0, np.where(self_hosted, tdp_kw, 0.0) * 1000.0,
+                                                                  x["server_power_factor"], x["power_utilisation"],
+                                                                  x["pue"]), 0.0)
     power_price = np.where(self_hosted, x["usd_per_kwh"], 0.0)
     power_source = np.where(self_hosted, "TDP x server_power_factor x power_utilisation x PUE (Cottier et al. 2024)",
                             _CLOUD_POWER)
@@ -346,7 +390,7 @@ def _model(x: dict[str, np.ndarray]) -> tuple[dict[str, np.ndarray], list[Line]]
         "staff_months": staff_months, "reward_model_params": rm_params, "gpu_purchase_usd": purchase,
         "serving_gpus": serve_gpus, "serving_tokens_per_second_per_gpu": throughput,
         "serving_cost_per_month_usd": serve_month_usd, "serving_cost_per_million_tokens_usd": usd_per_million,
-        "cny_per_usd": x["cny_per_usd"],
+        "cny_per_usd": x["cny_per_usd"], "n_gpus_wanted": wanted,
     }
     return figures, lines
 
@@ -436,6 +480,10 @@ def _defaults_used(scenario: Scenario, figures: dict) -> dict[str, str]:
 
 def _warnings(scenario: Scenario, figures: dict) -> list[str]:
     out = []
+    if scenario.n_gpus is None and figures["n_gpus_wanted"] > figures["n_gpus"]:
+        out.append(f"finishing pre-training in target_days={scenario.target_days:g} needs "
+                   f"{figures['n_gpus_wanted']:,.0f} GPUs, more than the {fields()['n_gpus'].max:,.0f} the n_gpus field "
+                   f"allows; sized at {figures['n_gpus']:,.0f} GPUs, pre-training takes {figures['wall_days']:,.1f} days")
     if not np.isfinite(figures["min_gpus_to_fit"]):
         out.append(f"the model does not fit in {scenario.gpu} memory at any GPU count with zero_stage="
                    f"{scenario.zero_stage}, tensor_parallel={scenario.tensor_parallel}, recompute="
@@ -449,12 +497,33 @@ def _warnings(scenario: Scenario, figures: dict) -> list[str]:
     return out
 
 
+def _checked_total(scenario: Scenario, lines: list[Line]) -> np.ndarray:
+    """The sum of the lines, after checking that every line is a finite, non-negative amount.
+
+    A valid scenario always passes (the fuzzing tests hold the engine to it); should a formula ever produce
+    NaN or infinity, the user gets a message naming the line, never a NaN total.
+    """
+    with np.errstate(invalid="ignore", over="ignore"):
+        total = sum(line.cost_usd for line in lines)
+    if np.isfinite(total).all() and (np.asarray(total) >= 0).all():
+        return total
+    for line in lines:
+        cost = np.asarray(line.cost_usd)
+        bad = ~np.isfinite(cost) | (cost < 0)
+        if bad.any():
+            where = f" (scenario {int(np.argmax(np.ravel(bad)))} of the batch)" if cost.ndim else ""
+            raise ScenarioError("scenario", scenario.changes(), f"the cost line {line.stage}/{line.item} is not a "
+                                f"finite, non-negative amount{where}; please report this scenario",
+                                "a scenario whose every cost line can be computed")
+    raise ScenarioError("scenario", scenario.changes(), "the total cost overflows", "smaller quantities")
+
+
 def totals(scenario: Scenario) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """(total cost [USD], figures) for a scenario or batch, without building the lines table: the fast
     path for Monte Carlo and sweeps over very large batches."""
     inputs = _broadcast_inputs(scenario)
     figures, lines = _model(inputs)
-    return sum(line.cost_usd for line in lines), figures
+    return _checked_total(scenario, lines), figures
 
 
 def estimate(scenario: Scenario | None = None, **changes) -> Estimate:
@@ -471,7 +540,7 @@ def estimate(scenario: Scenario | None = None, **changes) -> Estimate:
     inputs = _broadcast_inputs(scenario)
     shape = next(iter(inputs.values())).shape
     figures, lines = _model(inputs)
-    total = sum(line.cost_usd for line in lines)
+    total = _checked_total(scenario, lines)
     figures = {k: _scalar(np.broadcast_to(v, shape)) for k, v in figures.items()}
     single = scenario.batch_size is None
     headline = {k: figures[k] for k in HEADLINE if k != "total_cost_usd"}

@@ -62,6 +62,43 @@ TEXT = {
 }
 
 
+#: Validation problems (``ScenarioError.problem``) and allowed-value texts in Chinese; a problem not listed
+#: here (one with a GPU name or a number in it) is shown in English.
+PROBLEMS_ZH = {
+    "is not a number": "不是数字", "is not a finite number": "不是有限的数字", "is not a whole number": "不是整数",
+    "is out of range": "超出允许范围", "is too large": "数值过大", "is not text": "不是文本", "is required": "必填",
+    "is empty": "为空", "contains control characters": "含有控制字符",
+    "is not one of the allowed values": "不是允许的取值", "is not a list of numbers": "不是数字列表",
+    "must be a scalar or a non-empty 1-d array": "必须是单个值或非空的一维数组",
+    "is given twice in the URL": "在链接中出现了两次",
+    "is not supported by this version of the workbench": "本版本不支持",
+    "is not a JSON object": "不是 JSON 对象", "is nested too deeply": "嵌套层数过多",
+    "holds several values; this loads one scenario": "包含多个取值；此处只能载入一个方案",
+    "the catalog has no FLOPS figure for this accelerator": "目录中没有该加速器的算力数据",
+    "a batch of scenarios has no URL form": "批量方案无法生成链接",
+    "JSON object": "JSON 对象", "a JSON object": "JSON 对象", "one value per field": "每个字段一个取值",
+    "a single scenario": "单个方案",
+}
+#: (English start of a problem, Chinese text with ``{rest}`` for what follows the start).
+_PROBLEM_PREFIXES_ZH = (("contains a comma;", "含有逗号；小数请用小数点，不要用千位分隔符（如 1.5T、7500000 或 7.5M）"),
+                        ("unknown field;", "未知字段；见 data/scenario_fields.csv"),
+                        ("is not valid JSON", "不是有效的 JSON"), ("is not UTF-8 text", "不是 UTF-8 文本"),
+                        ("is below tensor_parallel=", "低于张量并行规模 {rest}"),
+                        ("exceeds params=", "超过总参数量 {rest}"))
+
+
+def problem_zh(problem: str) -> str:
+    """The Chinese text of a validation problem, or the English one when there is no translation."""
+    if problem in PROBLEMS_ZH:
+        return PROBLEMS_ZH[problem]
+    for prefix, text in _PROBLEM_PREFIXES_ZH:
+        if problem.startswith(prefix):
+            return text.format(rest=problem[len(prefix):])
+    if problem.startswith("is ") and problem.endswith(" characters long"):
+        return f"长度为 {problem[3:-len(' characters long')]} 个字符"
+    return problem
+
+
 def t(key: str, lang: str = "en") -> str:
     """The text for ``key`` in ``lang``; the key itself when there is none."""
     pair = TEXT.get(key)

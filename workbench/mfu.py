@@ -12,13 +12,12 @@ GLM-130B all did), which is what they are evaluated at.
 """
 from __future__ import annotations
 
-from functools import lru_cache
 
 import numpy as np
 import pandas as pd
 
 from . import catalog, compute
-from .data import published_runs
+from .data import cached, published_runs
 
 #: Sequence length assumed for published runs that do not list one (see module docstring).
 DEFAULT_RUN_SEQ_LEN = 2048
@@ -30,7 +29,7 @@ def training_precision(gpu_ids):
     return np.where(np.isnan(np.asarray(bf16, dtype=float)), "fp16", "bf16")
 
 
-@lru_cache(maxsize=None)
+@cached
 def run_table() -> pd.DataFrame:
     """Published runs with resolved GPU ids, model FLOPs, generation and implied MFU."""
     runs = published_runs().copy()
@@ -52,7 +51,7 @@ def _summary(values: pd.Series) -> dict:
             "q75": float(values.quantile(0.75)), "min": float(values.min()), "max": float(values.max())}
 
 
-@lru_cache(maxsize=None)
+@cached
 def prior_table(exclude: str | None = None) -> pd.DataFrame:
     """The prior per generation with its spread; ``exclude`` leaves one run out (for honest validation).
 
@@ -68,7 +67,7 @@ def prior_table(exclude: str | None = None) -> pd.DataFrame:
     return table
 
 
-@lru_cache(maxsize=None)
+@cached
 def _default_prior() -> dict[str, float]:
     return prior_table()["mfu"].to_dict()
 

@@ -7,20 +7,21 @@ cost) and the rest of the server; energy = TDP x server factor x average utilisa
 """
 from __future__ import annotations
 
-from functools import lru_cache
 
 import numpy as np
 
-from .data import read_table
+from .data import cached, read_table
 
 HOURS_PER_YEAR = 8766.0  # 365.25 x 24
 
 
-@lru_cache(maxsize=None)
+@cached
 def hardware_prices() -> dict[str, float]:
     """Purchase price per accelerator from ``data/hardware_prices.csv`` [USD/GPU]."""
+    from .catalog import gpu_ids
     table = read_table("hardware_prices.csv", numeric=("usd_per_gpu",),
-                       required=("sku", "usd_per_gpu", "as_of", "source"), key="sku")
+                       required=("sku", "usd_per_gpu", "as_of", "source"), key="sku",
+                       bounds={"usd_per_gpu": (0, 1e7)}, choices={"sku": set(gpu_ids())})
     return dict(zip(table["sku"], table["usd_per_gpu"]))
 
 

@@ -1,13 +1,12 @@
 """Named scenarios (``data/presets.csv``), each stored as a URL query string."""
 from __future__ import annotations
 
-from functools import lru_cache
 
-from .data import read_table
+from .data import cached, read_table
 from .scenario import Scenario
 
 
-@lru_cache(maxsize=None)
+@cached
 def presets() -> dict[str, dict]:
     """{id: {label, label_zh, query, source}} in file order."""
     table = read_table("presets.csv", required=("id", "label", "label_zh", "query", "source"), key="id")

@@ -7,12 +7,11 @@ of the pricing mode's price to on-demand over every provider and SKU that lists 
 """
 from __future__ import annotations
 
-from functools import lru_cache
 
 import numpy as np
 import pandas as pd
 
-from .data import read_table
+from .data import cached, read_table
 
 PRICING_MODES = ("on_demand", "reserved_1y", "reserved_3y", "spot")
 MEDIAN = "median"
@@ -22,12 +21,15 @@ class PriceNotFoundError(ValueError):
     """No price on record for a SKU, provider and pricing mode."""
 
 
-@lru_cache(maxsize=None)
+@cached
 def prices() -> pd.DataFrame:
     """Every price row, as in the file."""
+    from .catalog import gpu_ids
+    # the upper bound is the price_per_gpu_hour field's: a price the user could not type is not a price
     return read_table("prices.csv", numeric=("usd_per_gpu_hour",),
                       required=("sku", "provider", "mode", "usd_per_gpu_hour", "as_of", "source"),
-                      key=("sku", "provider", "mode"))
+                      key=("sku", "provider", "mode"), bounds={"usd_per_gpu_hour": (0, 1000)},
+                      choices={"mode": PRICING_MODES, "sku": set(gpu_ids())})
 
 
 def providers() -> list[str]:
@@ -35,7 +37,7 @@ def providers() -> list[str]:
     return [MEDIAN, *sorted(prices()["provider"].unique())]
 
 
-@lru_cache(maxsize=None)
+@cached
 def mode_ratios() -> dict[str, float]:
     """Median price of each pricing mode relative to on-demand, over (provider, SKU) pairs listing both."""
     table = prices().pivot(index=["sku", "provider"], columns="mode", values="usd_per_gpu_hour")
@@ -43,7 +45,7 @@ def mode_ratios() -> dict[str, float]:
             for mode in PRICING_MODES}
 
 
-@lru_cache(maxsize=None)
+@cached
 def lookup(sku: str, mode: str = "on_demand", provider: str = MEDIAN) -> tuple[float, str]:
     """(USD per GPU-hour, a one-line source) for one SKU id, pricing mode and provider [USD/GPU-h]."""
     table = prices()

@@ -5,11 +5,10 @@ live in ``data/scaling_laws.csv``; the default is Besiroglu et al. 2024's refit 
 """
 from __future__ import annotations
 
-from functools import lru_cache
 
 import numpy as np
 
-from .data import read_table
+from .data import cached, read_table
 
 DEFAULT_LAW = "besiroglu2024"
 #: A plan whose parameter count is more than this factor away from the compute-optimal one for the same
@@ -17,11 +16,12 @@ DEFAULT_LAW = "besiroglu2024"
 FAR_FROM_OPTIMAL_FACTOR = 4.0
 
 
-@lru_cache(maxsize=None)
+@cached
 def scaling_laws() -> dict[str, dict[str, float]]:
     """Named fits: {name: {E, A, B, alpha, beta, source}}."""
     table = read_table("scaling_laws.csv", numeric=("E", "A", "B", "alpha", "beta"),
-                       required=("name", "E", "A", "B", "alpha", "beta", "source"), key="name")
+                       required=("name", "E", "A", "B", "alpha", "beta", "source"), key="name",
+                       bounds={"E": (0, 100), "A": (0, 1e12), "B": (0, 1e12), "alpha": (0, 5), "beta": (0, 5)})
     return {row["name"]: row for row in table.to_dict("records")}
 
 

@@ -14,27 +14,62 @@ import json
 import math
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from urllib.parse import parse_qsl, urlencode
 
 import numpy as np
 import pandas as pd
 
 from . import catalog, ownership, prices
-from .data import read_table
+from .data import DataFileError, cached, data_dir, read_table
+from .i18n import problem_zh
 
 #: Bumped whenever a field is renamed, removed or changes meaning; stored in JSON (``schema_version``)
 #: and URLs (``v``). Older versions are read as long as their fields still exist.
 SCHEMA_VERSION = 1
+#: Longest scenario JSON read (a batch of 100,000 scenarios fits; a runaway file does not).
+MAX_JSON_CHARS = 64_000_000
+
+
+#: Longest echo of a user's value in a message: a 10 MB name is reported, not repeated.
+EXCERPT_CHARS = 60
+
+
+def excerpt(value, limit: int = EXCERPT_CHARS) -> str:
+    """``repr(value)``, cut to ``limit`` characters with the full length said when it is longer."""
+    text = repr(value.tolist() if isinstance(value, np.ndarray) else value)
+    if len(text) <= limit:
+        return text
+    if isinstance(value, (list, tuple, dict, np.ndarray)):
+        size, unit = len(value), "items"
+    elif isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        size, unit = len(text.lstrip("-")), "digits"
+    else:
+        size, unit = len(value) if isinstance(value, (str, bytes)) else len(text), "characters"
+    return f"{text[:limit]}... ({size:,} {unit})"
 
 
 class ScenarioError(ValueError):
-    """A scenario input is invalid. ``field``, ``value`` and ``allowed`` say which, what and what is allowed."""
+    """A scenario input is invalid. ``field``, ``value`` and ``allowed`` say which, what and what is allowed;
+    :meth:`message` gives the text in English or Chinese. The value is echoed as a short excerpt."""
 
-    def __init__(self, field: str, value, problem: str, allowed: str = ""):
-        self.field, self.value, self.allowed = field, value, allowed
-        message = f"{field}={value!r}: {problem}"
-        super().__init__(f"{message}; allowed: {allowed}" if allowed else message)
+    def __init__(self, field: str, value, problem: str, allowed: str = "", allowed_zh: str = ""):
+        self.field, self.value, self.problem, self.allowed = field, value, problem, allowed
+        self.allowed_zh = allowed_zh
+        super().__init__(self.message("en"))
+
+    def message(self, lang: str = "en") -> str:
+        """The message in ``lang`` (``en`` or ``zh``); problems without a translation stay English."""
+        shown = excerpt(self.value)
+        field = self.field if len(self.field) <= EXCERPT_CHARS else f"{self.field[:EXCERPT_CHARS]}..."
+        if lang != "zh":
+            text = f"{field}={shown}: {self.problem}"
+            return f"{text}; allowed: {self.allowed}" if self.allowed else text
+        spec = fields_or_none()
+        base = self.field.split("[")[0]
+        label = f"{spec[base].label_zh}（{field}）" if spec and base in spec else field
+        text = f"{label} = {shown}：{problem_zh(self.problem)}"
+        allowed = self.allowed_zh or (problem_zh(self.allowed) if self.allowed else "")
+        return f"{text}；允许：{allowed}" if allowed else text
 
 
 @dataclass(frozen=True)
@@ -64,105 +99,161 @@ class Field:
     def nullable(self) -> bool:
         return self.default is None
 
-    def allowed(self) -> str:
-        """The allowed values, for messages."""
+    def allowed(self, lang: str = "en") -> str:
+        """The allowed values, for messages (``lang`` ``en`` or ``zh``)."""
+        zh = lang == "zh"
         if self.numeric:
             unit = f" [{self.unit}]" if self.unit else ""
+            if zh:
+                kind = "整数" if self.type == "int" else "数字"
+                return f"{self.min:g} 到 {self.max:g} 之间的{kind}{unit}" + ("，或留空取默认值" if self.nullable else "")
             kind = "a whole number" if self.type == "int" else "a number"
             empty = ", or empty for the default" if self.nullable else ""
             return f"{kind} from {self.min:g} to {self.max:g}{unit}{empty}"
         if self.type == "gpu":
-            return "a GPU id or alias from `workbench gpus`"
+            return "`workbench gpus` 中的 GPU 型号或别名" if zh else "a GPU id or alias from `workbench gpus`"
         if self.type == "provider":
             return ", ".join(prices.providers())
         if self.type == "text":
-            return f"text of up to {self.max:g} printable characters"
+            return f"最多 {self.max:g} 个可打印字符" if zh else f"text of up to {self.max:g} printable characters"
         if self.type == "percents":
-            return "1 to 10 comma-separated percentages above 0, at most 100"
+            return ("1 到 10 个逗号分隔的百分比，大于 0、不超过 100" if zh
+                    else "1 to 10 comma-separated percentages above 0, at most 100")
         return ", ".join(self.choices)
 
+    def error(self, value, problem: str, label: str | None = None) -> ScenarioError:
+        """A :class:`ScenarioError` for this field, with its allowed values in both languages."""
+        return ScenarioError(label or self.name, value, problem, self.allowed(), self.allowed("zh"))
 
-@lru_cache(maxsize=None)
+
+FIELD_TYPES = ("float", "int", "choice", "gpu", "provider", "text", "percents")
+
+
+@cached
 def fields() -> dict[str, Field]:
-    """The scenario fields in table order."""
+    """The scenario fields in table order, each default checked against its own rule."""
     table = read_table("scenario_fields.csv", numeric=("min", "max"),
-                       required=("field", "type", "group", "label", "help", "label_zh", "help_zh"), key="field")
+                       required=("field", "type", "group", "label", "help", "label_zh", "help_zh"), key="field",
+                       choices={"type": FIELD_TYPES, "scale": ("log", "linear")})
+    path = data_dir() / "scenario_fields.csv"
     out = {}
-    for row in table.to_dict("records"):
-        default = row["default"].strip() or (None if row["type"] != "text" else "")
-        if default is not None and row["type"] in ("float", "int"):
-            default = float(default) if row["type"] == "float" else int(float(default))
-        out[row["field"]] = Field(row["field"], row["type"], tuple(filter(None, row["choices"].split("|"))),
+    for row_number, row in enumerate(table.to_dict("records"), start=2):
+        kind = row["type"]
+        default = row["default"].strip() or (None if kind != "text" else "")
+        if kind in ("float", "int"):
+            if np.isnan(row["min"]) or np.isnan(row["max"]) or row["min"] > row["max"]:
+                raise DataFileError(path, "a numeric field needs min <= max", row_number, "min")
+            if default is not None:
+                try:
+                    default = float(default)
+                except ValueError:
+                    raise DataFileError(path, f"default {default!r} is not a number", row_number, "default") from None
+                if kind == "int" and default == round(default):
+                    default = int(default)
+        out[row["field"]] = Field(row["field"], kind, tuple(filter(None, row["choices"].split("|"))),
                                   row["unit"], default, row["min"], row["max"], row["scale"], row["group"],
                                   row["label"], row["help"], row["label_zh"], row["help_zh"], row["source"])
+    for row_number, f in enumerate(out.values(), start=2):
+        if f.type == "choice" and not f.choices:
+            raise DataFileError(path, "a choice field needs its choices (a|b|c)", row_number, "choices")
+        if f.default is not None:
+            try:
+                _check(f, f.default)
+            except ScenarioError as error:
+                raise DataFileError(path, f"default {excerpt(f.default)} is invalid: {error.problem}; "
+                                          f"allowed: {error.allowed}", row_number, "default") from None
     return out
+
+
+def fields_or_none() -> dict[str, Field] | None:
+    """The fields, or None when the table itself cannot be read (messages must not fail on that)."""
+    try:
+        return fields()
+    except (DataFileError, RecursionError):
+        return None
 
 
 _SUFFIXES = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12, "p": 1e15}
 _QUANTITY = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?)\s*([kmbgtp]?)\s*$", re.IGNORECASE)
+#: Why a comma is refused: "1,5T" is 1.5T in much of Europe and 15T with the comma read as a separator.
+COMMA_HINT = "write decimals with a point and no thousands separators (1.5T, 7500000 or 7.5M)"
 
 
 def parse_quantity(text: str) -> float:
-    """``'70B'`` -> 7e10, ``'2T'`` -> 2e12, ``'7e9'``, ``'4k'`` -> 4000 (k, M, B/G, T, P; any case)."""
-    match = _QUANTITY.match(str(text).replace("_", "").replace(",", ""))
+    """``'70B'`` -> 7e10, ``'2T'`` -> 2e12, ``'7e9'``, ``'4k'`` -> 4000 (k, M, B/G, T, P; any case).
+
+    A comma is refused (:data:`COMMA_HINT`): it is a decimal mark in some locales and a thousands separator
+    in others, and guessing wrong is a factor of ten or a thousand. Underscores group digits (``1_000``).
+    """
+    text = str(text)
+    if "," in text:
+        raise ValueError(f"{text!r} contains a comma; {COMMA_HINT}")
+    match = _QUANTITY.match(text.replace("_", ""))
     if not match:
         raise ValueError(f"{text!r} is not a number")
     return float(match.group(1)) * _SUFFIXES[match.group(2).lower()]
 
 
+_SCALAR_TYPES = (str, int, float, bool, np.number, np.bool_, np.str_)
+
+
 def _check_number(f: Field, value, label: str):
     if isinstance(value, (bool, np.bool_)):
-        raise ScenarioError(label, value, "is not a number", f.allowed())
+        raise f.error(value, "is not a number", label)
     if isinstance(value, str):
+        if "," in value:
+            raise f.error(value, f"contains a comma; {COMMA_HINT}", label)
         try:
             value = parse_quantity(value)
         except ValueError:
-            raise ScenarioError(label, value, "is not a number", f.allowed()) from None
+            raise f.error(value, "is not a number", label) from None
     try:
         number = float(value)
+    except OverflowError:
+        raise f.error(value, "is too large", label) from None
     except (TypeError, ValueError):
-        raise ScenarioError(label, value, "is not a number", f.allowed()) from None
+        raise f.error(value, "is not a number", label) from None
     if not math.isfinite(number):
-        raise ScenarioError(label, value, "is not a finite number", f.allowed())
+        raise f.error(value, "is not a finite number", label)
     if f.type == "int" and number != round(number):
-        raise ScenarioError(label, value, "is not a whole number", f.allowed())
+        raise f.error(value, "is not a whole number", label)
     if not f.min <= number <= f.max:
-        raise ScenarioError(label, value, "is out of range", f.allowed())
+        raise f.error(value, "is out of range", label)
     return int(round(number)) if f.type == "int" else number
 
 
 def _check_text(f: Field, value, label: str) -> str:
     if not isinstance(value, (str, np.str_)):
-        raise ScenarioError(label, value, "is not text", f.allowed())
+        raise f.error(value, "is not text", label)
     if f.type == "text":
         text = str(value).strip()
         if len(text) > f.max:
-            raise ScenarioError(label, value, f"is {len(text)} characters long", f.allowed())
+            raise f.error(value, f"is {len(text):,} characters long", label)
         if not text.isprintable():
-            raise ScenarioError(label, value, "contains control characters", f.allowed())
+            raise f.error(value, "contains control characters", label)
         return text
     if f.type == "gpu":
         try:
             return catalog.resolve_gpu(value)
         except catalog.UnknownGpuError as error:
-            raise ScenarioError(label, value, str(error), f.allowed()) from None
+            raise f.error(value, str(error), label) from None
     options = prices.providers() if f.type == "provider" else f.choices
     normal = str(value).strip().lower()
     if normal not in options:
-        raise ScenarioError(label, value, "is not one of the allowed values", f.allowed())
+        raise f.error(value, "is not one of the allowed values", label)
     return normal
 
 
 def _check_percents(f: Field, value, label: str) -> str:
     """A comma-separated list of percentages in (0, 100], normalised to ascending order."""
     if not isinstance(value, (str, np.str_)):
-        raise ScenarioError(label, value, "is not text", "comma-separated percentages from 0 to 100")
+        raise f.error(value, "is not text", label)
     try:
         levels = sorted({float(part) for part in str(value).split(",") if part.strip()})
     except ValueError:
-        raise ScenarioError(label, value, "is not a list of numbers", "comma-separated percentages from 0 to 100") from None
+        raise f.error(value, "is not a list of numbers", label) from None
     if not levels or len(levels) > 10 or not all(0 < x <= 100 for x in levels):
-        raise ScenarioError(label, value, "is out of range", "1 to 10 comma-separated percentages above 0, at most 100")
+        raise f.error(value, "is out of range", label)
     return ",".join(f"{x:g}" for x in levels)
 
 
@@ -171,23 +262,32 @@ def _check(f: Field, value):
     if value is None or (isinstance(value, str) and value.strip() == "" and f.nullable):
         if f.nullable:
             return None
-        raise ScenarioError(f.name, value, "is required", f.allowed())
+        raise f.error(value, "is required")
     check = _check_number if f.numeric else _check_percents if f.type == "percents" else _check_text
     if isinstance(value, (list, tuple, np.ndarray, pd.Series)):
-        array = np.asarray(value, dtype=object)
+        try:
+            array = np.asarray(value, dtype=object)
+        except (ValueError, RecursionError):  # ragged or absurdly deep nesting
+            raise f.error(value, "must be a scalar or a non-empty 1-d array") from None
         if array.ndim != 1 or array.size == 0:
-            raise ScenarioError(f.name, value, "must be a scalar or a non-empty 1-d array", f.allowed())
+            raise f.error(value, "must be a scalar or a non-empty 1-d array")
         fast = _check_numeric_array(f, array) if f.numeric else None
         if fast is not None:
             return fast
         # element by element: finds and names the first bad element; text values are checked once each
-        unique = {}
+        checked, unique = [], {}
         for i, v in enumerate(array):
+            if not isinstance(v, _SCALAR_TYPES) and v is not None:
+                raise f.error(v, "is not a number" if f.numeric else "is not text", f"{f.name}[{i}]")
             key = (type(v), v) if not isinstance(v, float) or v == v else (float, "nan")
             if key not in unique:
-                unique[key] = check(f, v, f"{f.name}[{i}]")
-        checked = [unique[(type(v), v) if not isinstance(v, float) or v == v else (float, "nan")] for v in array]
+                unique[key] = check(f, v, f"{f.name}[{i}]") if v is not None else f.error(v, "is empty", f"{f.name}[{i}]")
+            if isinstance(unique[key], ScenarioError):
+                raise unique[key]
+            checked.append(unique[key])
         return np.asarray(checked, dtype=float if f.numeric else object)
+    if not isinstance(value, _SCALAR_TYPES):
+        raise f.error(value, "is not a number" if f.numeric else "is not text")
     return check(f, value, f.name)
 
 
@@ -198,7 +298,7 @@ def _check_numeric_array(f: Field, array: np.ndarray):
         return None
     try:
         numbers = array.astype(float)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return None
     if not np.isfinite(numbers).all() or (numbers < f.min).any() or (numbers > f.max).any():
         return None
@@ -298,23 +398,45 @@ class Scenario:
         return json.dumps({"schema_version": SCHEMA_VERSION, **self.to_dict()}, **dumps_kwargs)
 
     @classmethod
-    def from_dict(cls, data: dict) -> Scenario:
-        """A scenario from :meth:`to_dict` output (plus an optional ``schema_version``)."""
+    def from_dict(cls, data: dict, single: bool = False) -> Scenario:
+        """A scenario from :meth:`to_dict` output (plus an optional ``schema_version``).
+
+        ``single``: refuse batches (a list as a field's value), as a form or an app showing one scenario must.
+        """
         if not isinstance(data, dict):
             raise ScenarioError("scenario", data, "is not a JSON object", "an object of field: value")
         data = dict(data)
         version = data.pop("schema_version", SCHEMA_VERSION)
         _check_version(version)
+        if single:
+            for name, value in data.items():
+                if isinstance(value, (list, tuple, dict, np.ndarray)):
+                    raise ScenarioError(name, value, "holds several values; this loads one scenario",
+                                        "one value per field (a batch is for the Python API)",
+                                        "每个字段一个取值（批量方案请用 Python 接口）")
         return cls(**data)
 
     @classmethod
-    def from_json(cls, text: str) -> Scenario:
-        """A scenario from :meth:`to_json` text."""
+    def from_json(cls, text: str | bytes, single: bool = False) -> Scenario:
+        """A scenario from :meth:`to_json` text (``single``: refuse batches, see :meth:`from_dict`)."""
+        if isinstance(text, (bytes, bytearray)):
+            try:
+                text = bytes(text).decode("utf-8-sig")
+            except UnicodeDecodeError as error:
+                raise ScenarioError("scenario", bytes(text[:40]), f"is not UTF-8 text (byte {error.start})",
+                                    "a JSON object saved as UTF-8") from None
+        if not isinstance(text, str):
+            raise ScenarioError("scenario", text, "is not text", "a JSON object")
+        if len(text) > MAX_JSON_CHARS:
+            raise ScenarioError("scenario", text, f"is {len(text):,} characters long",
+                                f"a JSON object of at most {MAX_JSON_CHARS:,} characters")
         try:
             data = json.loads(text)
-        except (TypeError, ValueError) as error:
-            raise ScenarioError("scenario", str(text)[:40], f"is not valid JSON ({error})", "JSON object") from None
-        return cls.from_dict(data)
+        except RecursionError:
+            raise ScenarioError("scenario", text, "is nested too deeply", "a JSON object of field: value") from None
+        except ValueError as error:
+            raise ScenarioError("scenario", text, f"is not valid JSON ({error})", "a JSON object") from None
+        return cls.from_dict(data, single=single)
 
     # -- URL query strings ----------------------------------------------------------------------------
     def to_query(self) -> str:
@@ -332,20 +454,9 @@ class Scenario:
 
         Values may use quantity suffixes (``params=70B``). An unknown key or a key given twice is an error.
         """
-        values: dict[str, str] = {}
-        version = SCHEMA_VERSION
-        for key, value in parse_qsl(str(query).lstrip("?"), keep_blank_values=True):
-            if key in ignore:
-                continue
-            if key == "v":
-                version = value
-                continue
-            if key not in fields():
-                raise _unknown_field(key)
-            if key in values:
-                raise ScenarioError(key, value, "is given twice in the URL", "one value per field")
-            values[key] = value
-        _check_version(version)
+        values, errors = query_fields(query, ignore)
+        if errors:
+            raise errors[0]
         return cls(**values)
 
     @classmethod
@@ -355,6 +466,38 @@ class Scenario:
             if column not in fields():
                 raise _unknown_field(str(column))
         return cls(**{column: frame[column].to_numpy() for column in frame.columns})
+
+
+def query_fields(query: str, ignore=()) -> tuple[dict[str, object], list[ScenarioError]]:
+    """(validated values of the fields that are valid on their own, errors) of a URL query string.
+
+    The one reading of a query for :meth:`Scenario.from_query` (which raises the first error) and the app
+    (which reports every error and keeps the rest): unknown keys, a key given twice (neither value is used),
+    a bad ``v`` and each bad value are errors. Keys in ``ignore``, or starting with ``voila``, are skipped.
+    """
+    values: dict[str, object] = {}
+    errors: list[ScenarioError] = []
+    seen: set[str] = set()
+    spec = fields()
+    for key, value in parse_qsl(str(query or "").lstrip("?"), keep_blank_values=True):
+        if key in ignore or key.startswith("voila"):
+            continue
+        if key in seen:
+            values.pop(key, None)
+            errors.append(ScenarioError(key, value, "is given twice in the URL", "one value per field",
+                                        "每个字段只给一次"))
+            continue
+        seen.add(key)
+        try:
+            if key == "v":
+                _check_version(value)
+            elif key not in spec:
+                raise _unknown_field(key)
+            else:
+                values[key] = _check(spec[key], value)
+        except ScenarioError as error:
+            errors.append(error)
+    return values, errors
 
 
 def _compact(x: float) -> str:
@@ -376,7 +519,7 @@ def _restore(values: dict) -> Scenario:
 def _check_version(version):
     try:
         number = int(version)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         number = None
     if number is None or isinstance(version, bool) or str(version).strip() != str(number):
         raise ScenarioError("schema_version", version, "is not a whole number", f"1 to {SCHEMA_VERSION}")
@@ -394,11 +537,13 @@ def _check_combination(v: dict):
         raise ScenarioError(odd, v[odd].tolist()[:5], f"has {lengths[odd]} values but {first} has {lengths[first]}",
                             "arrays of one length in a batch")
     if v["active_params"] is not None and np.any(np.asarray(v["active_params"]) > np.asarray(v["params"])):
-        raise ScenarioError("active_params", v["active_params"], f"exceeds params={v['params']!r}",
-                            "at most the total parameter count")
+        bad = _first(np.asarray(v["active_params"]) > np.asarray(v["params"]), v["active_params"], v["params"])
+        raise ScenarioError("active_params", bad[0], f"exceeds params={bad[1]:g}", "at most the total parameter count",
+                            "不超过总参数量")
     if v["n_gpus"] is not None and np.any(np.asarray(v["n_gpus"]) < np.asarray(v["tensor_parallel"])):
-        raise ScenarioError("n_gpus", v["n_gpus"], f"is below tensor_parallel={v['tensor_parallel']!r}",
-                            "at least the tensor-parallel size")
+        bad = _first(np.asarray(v["n_gpus"]) < np.asarray(v["tensor_parallel"]), v["n_gpus"], v["tensor_parallel"])
+        raise ScenarioError("n_gpus", bad[0], f"is below tensor_parallel={bad[1]:g}", "at least the tensor-parallel size",
+                            "不少于张量并行规模")
     gpu, precision = np.broadcast_arrays(np.asarray(v["gpu"], dtype=object), np.asarray(v["precision"], dtype=object))
     for g, p in {(g, p) for g, p in zip(gpu.ravel(), precision.ravel())}:
         if math.isnan(catalog.peak_flops_per_s(g, p)):
@@ -411,7 +556,9 @@ def _check_combination(v: dict):
                                               np.asarray(v["provider"], dtype=object))
     for key in {tuple(k) for k in zip(gpu.ravel(), mode.ravel(), provider.ravel())}:
         if key[1] == "self_hosted":
-            if v["gpu_purchase_usd"] is None and key[0] not in ownership.hardware_prices():
+            # a given GPU-hour price replaces the amortised purchase price, which is then not needed
+            if (v["gpu_purchase_usd"] is None and v["price_per_gpu_hour"] is None
+                    and key[0] not in ownership.hardware_prices()):
                 raise ScenarioError("gpu_purchase_usd", None, f"no purchase price on record for {key[0]} "
                                     "(data/hardware_prices.csv); give one for self_hosted pricing",
                                     fields()["gpu_purchase_usd"].allowed())
@@ -423,6 +570,14 @@ def _check_combination(v: dict):
                 prices.lookup(*key)
             except prices.PriceNotFoundError as error:
                 raise ScenarioError("provider", key[2], str(error), ", ".join(prices.providers())) from None
+
+
+def _first(mask, values, limits) -> tuple[float, float]:
+    """(value, limit) at the first element where ``mask`` holds: messages name a number, not an array."""
+    mask, values, limits = np.broadcast_arrays(mask, np.asarray(values, dtype=float), np.asarray(limits, dtype=float))
+    i = int(np.argmax(mask)) if mask.ndim else 0
+    value, limit = float(np.ravel(values)[i]), float(np.ravel(limits)[i])
+    return (int(value) if value.is_integer() else value), limit
 
 
 def describe() -> pd.DataFrame:

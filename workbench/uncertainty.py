@@ -11,12 +11,11 @@ run rather than as a bigger cluster.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 import pandas as pd
 
-from .data import read_table
+from .data import DataFileError, cached, data_dir, read_table
 from .estimate import estimate, totals
 from .scenario import Scenario, fields
 
@@ -25,11 +24,23 @@ PERCENTILES = (10, 50, 90)
 _RESOLVED = {"mfu": "mfu", "price_per_gpu_hour": "price_per_gpu_hour", "n_gpus": "n_gpus"}
 
 
-@lru_cache(maxsize=None)
+@cached
 def distributions() -> pd.DataFrame:
     """The sampled inputs and their distributions (``data/uncertainty.csv``)."""
+    numeric_fields = {name for name, f in fields().items() if f.numeric}
     table = read_table("uncertainty.csv", numeric=("low", "mode", "high", "sigma"),
-                       required=("field", "distribution", "rationale"), key="field")
+                       required=("field", "distribution", "rationale"), key="field",
+                       bounds={"low": (0, 100), "mode": (0, 100), "high": (0, 100), "sigma": (0, 5)},
+                       choices={"field": numeric_fields, "distribution": ("lognormal", "triangular")})
+    path = data_dir() / "uncertainty.csv"
+    for row_number, row in enumerate(table.to_dict("records"), start=2):
+        if row["distribution"] == "lognormal" and np.isnan(row["sigma"]):
+            raise DataFileError(path, "a lognormal distribution needs sigma", row_number, "sigma")
+        if row["distribution"] == "triangular":
+            low, mode, high = row["low"], row["mode"], row["high"]
+            if np.isnan([low, mode, high]).any() or not low <= mode <= high or low == high:
+                raise DataFileError(path, "a triangular distribution needs low <= mode <= high with low < high",
+                                    row_number, "low")
     return table.set_index("field", drop=False)
 
 

@@ -73,15 +73,15 @@ def size_curve(scenario: Scenario, points: int = 25, span: float = 30.0) -> pd.D
     """Total cost [USD] of the scenario resized to other parameter counts, each trained on its
     compute-optimal tokens, evaluated as one batch: ``params``, ``tokens``, ``cost_usd``.
 
-    Sizes run from params/span to params*span (within the field's range); a mixture-of-experts keeps its
-    ratio of active to total parameters.
+    Sizes run from params/span to params*span within the field's range; a mixture-of-experts keeps its
+    ratio of active to total parameters, so its smallest size keeps active parameters in their range too.
     """
-    spec = fields()["params"]
-    lo = max(spec.min, scenario.params / span)
-    hi = min(spec.max, scenario.params * span)
-    params = np.logspace(np.log10(lo), np.log10(hi), points)
+    spec = fields()
     active_ratio = 1.0 if scenario.active_params is None else scenario.active_params / scenario.params
-    active = params * active_ratio
+    lo = max(spec["params"].min, spec["active_params"].min / active_ratio, scenario.params / span)
+    hi = min(spec["params"].max, scenario.params * span)
+    params = np.logspace(np.log10(lo), np.log10(max(hi, lo)), points)
+    active = np.clip(params * active_ratio, spec["active_params"].min, params)
     tokens = np.clip(scaling.compute_optimal_tokens(active, scenario.scaling_law), fields()["tokens"].min,
                      fields()["tokens"].max)
     changes = {"params": params, "tokens": tokens, "d_model": None, "n_layers": None,
