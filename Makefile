@@ -18,7 +18,7 @@ install: $(BIN)/.installed
 PORT ?= 8866
 
 app: install
-	$(BIN)/voila notebooks/planner.ipynb --port=$(PORT) --no-browser
+	$(BIN)/python -m workbench.serve notebooks/planner.ipynb --port=$(PORT) --no-browser
 
 test: install
 	$(BIN)/python -m pytest

@@ -155,7 +155,7 @@ def test_query_is_short_and_readable():
 @pytest.mark.parametrize("query,match", [
     ("params=abc", "^params='abc': is not a number"),
     ("params=7B&params=2B", "^params=.2B.: is given twice"),
-    ("foo=1", "^foo=''.*unknown field"),
+    ("foo=1", "^foo='1': unknown field"),
     ("v=99", "^schema_version='99': is not supported"),
     ("v=x", "^schema_version='x': is not a whole number"),
     ("mfu=2", "^mfu=2.0: is out of range"),

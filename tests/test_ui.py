@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from workbench import Scenario, estimate
+from workbench import Scenario, ScenarioError, estimate
 from workbench.ui import Planner, format_quantity, parse_app_query
 
 
@@ -26,9 +26,22 @@ def test_parse_app_query_keeps_good_values_and_reports_bad_ones():
     values, options, errors = parse_app_query("?v=1&params=70B&mfu=2&lang=zh&currency=CNY&foo=1&active_params=80B")
     assert values == {"params": 7e10}
     assert options == {"lang": "zh", "currency": "CNY"}
-    assert any(e.startswith("mfu=2.0: is out of range") for e in errors)
-    assert any(e.startswith("foo: unknown parameter") for e in errors)
-    assert any(e.startswith("active_params=") and "exceeds params" in e for e in errors)
+    # messages come in the link's language
+    assert any(e.startswith("MFU（mfu） = 2.0：超出允许范围；允许：0.01 到 0.95 之间的数字") for e in errors), errors
+    assert any(e.startswith("foo = '1'：未知字段") for e in errors), errors
+    assert any(e.startswith("激活参数量（active_params） = 80000000000：超过总参数量 7e+10") for e in errors), errors
+    _, _, english = parse_app_query("?params=70B&mfu=2&foo=1&active_params=80B")
+    assert any(e.startswith("mfu=2.0: is out of range") for e in english)
+    assert any(e.startswith("foo='1': unknown field") for e in english)
+    assert any(e.startswith("active_params=80000000000: exceeds params=7e+10") for e in english)
+
+
+def test_repeated_url_key_follows_the_same_rule_as_from_query():
+    # issue 9 (10): ?params=70B&params=7B took the last value silently; from_query rejects it
+    with pytest.raises(ScenarioError, match="^params='7B': is given twice in the URL"):
+        Scenario.from_query("params=70B&params=7B")
+    values, _, errors = parse_app_query("params=70B&params=7B&tokens=1T")
+    assert values == {"tokens": 1e12} and errors == ["params='7B': is given twice in the URL; allowed: one value per field"]
 
 
 def test_planner_matches_estimate(planner):
@@ -100,7 +113,7 @@ def test_downloads_and_upload_round_trip():
     assert Scenario.from_json(scenario_json).params == 1.3e10
     csv_href = p.downloads.value.split("href='")[1].split("'")[0]
     csv_text = base64.b64decode(csv_href.split(",", 1)[1]).decode()
-    assert csv_text.splitlines()[0].startswith("stage,category,item,quantity,unit,unit_cost_usd,cost_usd")
+    assert csv_text.splitlines()[0].startswith("scenario_name,stage,category,item,quantity,unit,unit_cost_usd,cost_usd")
     fresh = Planner()
     fresh._upload_changed({"new": [{"name": "s.json", "content": memoryview(scenario_json.encode())}]})
     assert fresh.scenario.params == 1.3e10
@@ -120,9 +133,12 @@ def test_advanced_controls_are_built_on_first_opening():
 
 def test_errors_never_escape_a_callback(monkeypatch):
     p = Planner()
+    before = p.est.total_cost_usd
     monkeypatch.setattr("workbench.ui.estimate", lambda s: 1 / 0)
     p.controls["tokens"].text.value = "3T"  # recompute raises inside the callback
-    assert "ZeroDivisionError" in p.banner.value
+    assert "could not be computed" in p.banner.value and "ZeroDivisionError" not in p.banner.value
+    # the page goes back to the last valid scenario: the control and the figures agree
+    assert p.values["tokens"] == 2e12 and p.controls["tokens"].text.value == "2T" and p.est.total_cost_usd == before
 
 
 def test_html_is_escaped():

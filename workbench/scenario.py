@@ -319,11 +319,11 @@ def check_field(name: str, value):
     return _check(spec[name], value)
 
 
-def _unknown_field(name: str) -> ScenarioError:
-    close = difflib.get_close_matches(name, list(fields()), n=1)
+def _unknown_field(name: str, value="") -> ScenarioError:
+    close = difflib.get_close_matches(name[:100], list(fields()), n=1)
     hint = f"did you mean {close[0]!r}? " if close else ""
-    return ScenarioError(name, "", f"unknown field; {hint}see data/scenario_fields.csv",
-                         ", ".join(fields()))
+    return ScenarioError(name, value, f"unknown field; {hint}see data/scenario_fields.csv",
+                         "the fields listed by workbench.scenario.describe()", "workbench.scenario.describe() 列出的字段")
 
 
 class Scenario:
@@ -492,7 +492,7 @@ def query_fields(query: str, ignore=()) -> tuple[dict[str, object], list[Scenari
             if key == "v":
                 _check_version(value)
             elif key not in spec:
-                raise _unknown_field(key)
+                raise _unknown_field(key, value)
             else:
                 values[key] = _check(spec[key], value)
         except ScenarioError as error:

@@ -27,7 +27,7 @@ from . import catalog, charts, prices, views
 from .estimate import estimate
 from .i18n import t
 from .presets import presets
-from .scenario import Scenario, ScenarioError, check_field, fields
+from .scenario import Scenario, ScenarioError, check_field, excerpt, fields, query_fields
 from .sensitivity import sensitivity
 from .uncertainty import monte_carlo
 
@@ -41,6 +41,8 @@ MAIN_FIELDS = ("name", "params", "active_params", "tokens", "seq_len", "gpu", "m
 APP_MONTE_CARLO_DRAWS = 1000
 #: URL parameters that belong to the app, not to the scenario.
 APP_PARAMS = ("lang", "currency")
+#: Largest scenario file *Load scenario* reads: a saved scenario is ~4 kB; anything far larger is not one.
+MAX_UPLOAD_BYTES = 1_000_000
 CURRENCIES = ("USD", "CNY")
 GROUP_LABELS = {
     "model": ("Model", "模型"), "hardware": ("Hardware", "硬件"), "cost": ("Pricing", "计价"),
@@ -73,10 +75,10 @@ def _safe(method):
         try:
             return method(self, *args, **kwargs)
         except ScenarioError as error:
-            self._show_banner([str(error)])
-        except Exception as error:  # noqa: BLE001 - the page must never see a traceback
+            self._show_banner([error.message(self.lang)])
+        except Exception:  # noqa: BLE001 - the page must never see a traceback
             log.exception("planner callback failed")
-            self._show_banner([f"{type(error).__name__}: {error}"])
+            self._show_banner([t("internal_error", self.lang)])
     return wrapper
 
 
@@ -84,7 +86,22 @@ class LinkBar(anywidget.AnyWidget):
     """Keeps the address bar on the current scenario's URL and copies it on request (inline JS, offline)."""
 
     _esm = """
+    // Voila shuts a closed page's kernel down with a POST that must carry the _xsrf cookie (tornado's
+    // double-submit check). A page served by a standalone Voila never receives that cookie, so every
+    // shutdown was refused (403) and kernels stayed alive until the culler. Any random token is valid in
+    // a double-submit scheme: another site can neither read nor set this origin's cookies.
+    function ensureXsrfCookie() {
+      if (/\b_xsrf=/.test(document.cookie)) { return; }
+      const bytes = new Uint8Array(16);
+      crypto.getRandomValues(bytes);
+      const token = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+      let path = "/";
+      try { path = JSON.parse(document.getElementById("jupyter-config-data").textContent).baseUrl || "/"; }
+      catch (e) { /* not in Voila: the site root */ }
+      document.cookie = "_xsrf=" + token + "; path=" + path + "; SameSite=Strict";
+    }
     function render({ model, el }) {
+      ensureXsrfCookie();
       const button = document.createElement("button");
       button.className = "jupyter-button wb-copy-link";
       const status = document.createElement("span");
@@ -202,7 +219,8 @@ class FieldControl:
         """For an empty (auto) field: the value the estimate used, as placeholder and slider position."""
         if self.text is None or not self.field.nullable:
             return
-        self.text.placeholder = f"{t('auto', self.lang)}: {format_quantity(value)}"
+        known = value is not None and np.isfinite(value)
+        self.text.placeholder = f"{t('auto', self.lang)}: {format_quantity(value) if known else t('none_on_record', self.lang)}"
         if self.text.value == "" and value is not None and np.isfinite(value) and self.slider is not None:
             self._syncing = True
             try:
@@ -250,7 +268,7 @@ class FieldControl:
             value = check_field(self.field.name, change["new"])
         except ScenarioError as error:
             self.rejected = True
-            self.set_error(str(error))
+            self.set_error(error.message(self.lang))
             return
         if self.slider is not None and value is not None:
             self._syncing = True
@@ -274,39 +292,31 @@ def _data_link(payload: bytes, filename: str, mime: str, text: str) -> str:
 def parse_app_query(query: str):
     """(scenario values that are valid on their own, app options, error messages) from a URL query.
 
-    Unlike :meth:`Scenario.from_query`, a bad parameter does not discard the others: it is reported and
-    left at its default, so a link with one typo still opens the rest of its scenario.
+    The same reading as :meth:`Scenario.from_query` (:func:`workbench.scenario.query_fields`: unknown keys,
+    keys given twice and bad values are errors), except that an error does not discard the rest: it is
+    reported, in the link's language, and its field left at its default, so a link with one typo still
+    opens the rest of its scenario.
     """
-    values, options, errors = {}, {"lang": "en", "currency": "USD"}, []
-    spec = fields()
+    options, errors = {"lang": "en", "currency": "USD"}, []
     for key, value in parse_qsl(str(query or "").lstrip("?"), keep_blank_values=True):
         if key == "lang":
             options["lang"] = "zh" if value.lower().startswith("zh") else "en"
+        elif key == "currency" and value.upper() in CURRENCIES:
+            options["currency"] = value.upper()
         elif key == "currency":
-            if value.upper() in CURRENCIES:
-                options["currency"] = value.upper()
-            else:
-                errors.append(f"currency={value!r}: allowed: {', '.join(CURRENCIES)}")
-        elif key == "v":
-            if value.strip() != "1":
-                errors.append(f"v={value!r}: this workbench reads scenario links of version 1")
-        elif key in spec:
-            try:
-                values[key] = check_field(key, value)
-            except ScenarioError as error:
-                errors.append(str(error))
-        elif not key.startswith("voila"):
-            errors.append(f"{key}: unknown parameter")
+            errors.append(f"currency={excerpt(value)}: {t('allowed', options['lang'])}: {', '.join(CURRENCIES)}")
+    lang = options["lang"]
+    values, problems = query_fields(query, ignore=APP_PARAMS)
+    errors += [problem.message(lang) for problem in problems]
     while True:  # drop fields that break a rule involving several fields, one at a time
         try:
             Scenario(**values)
             break
         except ScenarioError as error:
+            errors.append(error.message(lang))
             if error.field not in values:
-                errors.append(str(error))
                 values = {}
                 break
-            errors.append(str(error))
             values.pop(error.field)
     return values, options, errors
 
@@ -329,6 +339,7 @@ class Planner:
         self.values = Scenario(**(values or {})).to_dict()
         self.controls: dict[str, FieldControl] = {}
         self.scenario = self.est = self.sens = self.curve = self.mc = None
+        self.banner_text = ""
         self.pinned = None
         self._relabelling = False
         self.last_recompute_ms = float("nan")
@@ -496,14 +507,24 @@ class Planner:
         if not files:
             return
         content = files[0]["content"] if isinstance(files, (list, tuple)) else next(iter(files.values()))["content"]
+        content = bytes(content)
         try:
-            scenario = Scenario.from_json(bytes(content).decode("utf-8", errors="replace"))
+            if len(content) > MAX_UPLOAD_BYTES:
+                raise ScenarioError("scenario", f"{len(content) / 1e6:,.1f} MB", "is too large for a scenario file",
+                                    f"a JSON file of at most {MAX_UPLOAD_BYTES / 1e6:g} MB",
+                                    f"不超过 {MAX_UPLOAD_BYTES / 1e6:g} MB 的 JSON 文件")
+            scenario = Scenario.from_json(content, single=True)
         except ScenarioError as error:
-            self.upload_message.value = (f"<span class='wb-error'>{html.escape(t('load_error', self.lang))}: "
-                                         f"{html.escape(str(error))}</span>")
+            self._upload_failed(error.message(self.lang))
             return
-        self.upload_message.value = ""
-        self.set_scenario(scenario)
+        if self.set_scenario(scenario):
+            self.upload_message.value = ""
+        else:
+            self._upload_failed(self.banner_text)
+
+    def _upload_failed(self, message):
+        self.upload_message.value = (f"<span class='wb-error'>{html.escape(t('load_error', self.lang))}: "
+                                     f"{html.escape(message)}</span>")
 
     @_safe
     def _export_png(self, _button):
@@ -515,16 +536,23 @@ class Planner:
         self.png_links.value = " · ".join(links)
 
     # -- state ----------------------------------------------------------------------------------------
-    def set_scenario(self, scenario: Scenario):
-        """Show ``scenario`` in every control and recompute."""
+    def set_scenario(self, scenario: Scenario) -> bool:
+        """Show ``scenario`` in every control and recompute; all or nothing: a scenario that cannot be shown
+        (a batch, or one that fails to compute) leaves the page on the last valid one, with a message."""
+        started = time.perf_counter()
+        if scenario.batch_size is not None:
+            self._show_banner([ScenarioError("scenario", "batch", "a batch of scenarios cannot be shown",
+                                             "a single scenario").message(self.lang)])
+            return False
+        results = self._evaluate(scenario)
+        if results is None:
+            return False
         self.values = scenario.to_dict()
-        for name, control in self.controls.items():
-            control.set_value(self.values[name])
-            control.rejected = False
-            control.set_error("")
-        self.recompute()
+        self._sync_controls()
+        self._accept(scenario, results, started)
+        return True
 
-    def recompute(self, changed=None):
+    def recompute(self, changed=None) -> bool:
         """Estimate the current values; on an invalid combination keep the last valid state."""
         started = time.perf_counter()
         try:
@@ -532,25 +560,51 @@ class Planner:
         except ScenarioError as error:
             control = self.controls.get(error.field.split("[")[0]) or self.controls.get(changed)
             if control is not None:
-                control.set_error(str(error))
-            self._show_banner([f"{t('invalid', self.lang)}: {error}"])
+                control.set_error(error.message(self.lang))
+            self._show_banner([f"{t('invalid', self.lang)}: {error.message(self.lang)}"])
             return False
-        est = estimate(scenario)
-        sens = sensitivity(scenario, base=est)
-        curve = views.size_curve(scenario)
-        mc = monte_carlo(scenario, n=APP_MONTE_CARLO_DRAWS, seed=0, base=est)
+        results = self._evaluate(scenario)
+        if results is None:  # the page goes back to the last valid scenario: controls and figures agree
+            if self.scenario is not None:
+                self.values = self.scenario.to_dict()
+                self._sync_controls()
+            return False
+        self._accept(scenario, results, started)
+        return True
+
+    def _evaluate(self, scenario: Scenario):
+        """(estimate, sensitivity, size curve, Monte Carlo) of ``scenario``, or None with the reason in the banner."""
+        try:
+            est = estimate(scenario)
+            return (est, sensitivity(scenario, base=est), views.size_curve(scenario),
+                    monte_carlo(scenario, n=APP_MONTE_CARLO_DRAWS, seed=0, base=est))
+        except ScenarioError as error:
+            self._show_banner([f"{t('invalid', self.lang)}: {error.message(self.lang)}"])
+        except Exception:  # noqa: BLE001 - a defect; the user keeps a consistent page and a plain message
+            log.exception("estimating a scenario failed: %s", scenario.to_json())
+            self._show_banner([t("internal_error", self.lang)])
+        return None
+
+    def _accept(self, scenario, results, started):
         self.last_recompute_ms = (time.perf_counter() - started) * 1000.0
-        self.scenario, self.est, self.sens, self.curve, self.mc = scenario, est, sens, curve, mc
+        self.scenario = scenario
+        self.est, self.sens, self.curve, self.mc = results
         for control in self.controls.values():
             if not control.rejected:  # a rejected typed value keeps its message until it is corrected
                 control.set_error("")
         self._show_banner(self._notices)
         self._notices = []
         self._render()
-        return True
+
+    def _sync_controls(self):
+        for name, control in self.controls.items():
+            control.set_value(self.values[name])
+            control.rejected = False
+            control.set_error("")
 
     # -- rendering ------------------------------------------------------------------------------------
     def _show_banner(self, messages):
+        self.banner_text = " ".join(messages)
         self.banner.value = "".join(f"<div class='wb-error'>{html.escape(m)}</div>" for m in messages)
 
     def _relabel(self):
@@ -696,7 +750,7 @@ class Planner:
                 f"<td>{e(r['cost_type'])}</td><td class='wb-source'>{e(r['formula'])}<br>{e(r['source'])}</td></tr>")
         self.lines_table.value = ("<table class='wb-lines'><thead><tr>" + "".join(f"<th>{e(h)}</th>" for h in head)
                                   + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
-        csv_bytes = table.to_csv(index=False).encode("utf-8")
+        csv_bytes = views.lines_csv(self.est, self.currency, self.lang).encode("utf-8")
         json_bytes = self.scenario.to_json(indent=2).encode("utf-8")
         self.downloads.value = (_data_link(csv_bytes, "cost_lines.csv", "text/csv", t("download_csv", self.lang))
                                 + " · " + _data_link(json_bytes, "scenario.json", "application/json",

@@ -120,6 +120,26 @@ def lines_table(est: Estimate, currency="USD", lang="en") -> pd.DataFrame:
     })
 
 
+#: A spreadsheet runs a cell starting with one of these as a formula (OWASP, "CSV Injection").
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with every text cell that a spreadsheet would run as a formula prefixed by ``'``."""
+    out = frame.copy()
+    for column in out.columns:
+        if out[column].dtype == object or pd.api.types.is_string_dtype(out[column]):
+            out[column] = [f"'{v}" if isinstance(v, str) and v.startswith(_FORMULA_STARTS) else v for v in out[column]]
+    return out
+
+
+def lines_csv(est: Estimate, currency="USD", lang="en") -> str:
+    """The cost lines as CSV for download, each row carrying the scenario's name, safe to open in a spreadsheet."""
+    table = lines_table(est, currency, lang)
+    table.insert(0, "scenario_name", est.scenario.name)
+    return spreadsheet_safe(table).to_csv(index=False)
+
+
 def cost_histogram(mc, est: Estimate, currency="USD", bins: int = 40) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(bins: ``low``, ``high``, ``count``, ``share``; markers: ``label``, ``cost``) of a Monte Carlo's total
     cost in the display currency, with the P10 / P50 / P90 lines."""

@@ -1,0 +1,59 @@
+"""The served app's life cycle in a real browser: a closed page frees its kernel; very long URLs get a clear page."""
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+from conftest import start_voila, stop
+from test_app_browser import TIMEOUT, open_app
+from test_load import kernel_pids
+
+KERNEL_FREED_SECONDS = 10
+
+
+@pytest.mark.parametrize("preheat", [False, True])
+def test_closing_a_page_frees_its_kernel_within_seconds(browser, tmp_path, preheat):
+    # issue 9 (9): every closed page logged "403 POST /voila/api/shutdown/<id>: '_xsrf' argument missing",
+    # and its ~270 MB kernel lived on until the 15-minute culler
+    log_path = tmp_path / "voila.log"
+    process, url = start_voila([f"--VoilaConfiguration.preheat_kernel={preheat}"], log_path=log_path)
+    try:
+        context = browser.new_context()
+        page = context.new_page()
+        open_app(page, url)
+        kernel_id = page.evaluate("JSON.parse(document.getElementById('jupyter-config-data').textContent).kernelId")
+        running = kernel_pids(process.pid)
+        page.goto("about:blank")  # leaving the page fires Voilà's beforeunload shutdown
+        deadline = time.time() + KERNEL_FREED_SECONDS
+        while f"Kernel shutdown: {kernel_id}" not in log_path.read_text() and time.time() < deadline:
+            time.sleep(0.25)
+        log = log_path.read_text()
+        assert f"Kernel shutdown: {kernel_id}" in log and "_xsrf" not in log, log[-2000:]
+        if not preheat:  # the only kernel is gone (with a pool, a fresh kernel takes its place)
+            assert len(running) == 1
+            while kernel_pids(process.pid) and time.time() < deadline:
+                time.sleep(0.25)
+            assert not kernel_pids(process.pid)
+        context.close()
+    finally:
+        stop(process)
+
+
+def test_a_link_too_long_gets_a_page_that_says_so(voila_url):
+    # issue 9 (8): /?name= + 100,000 characters got an empty response (Tornado's 64 KiB header limit)
+    from workbench.serve import MAX_URL_CHARS
+    for length in (70_000, 100_000, 500_000):
+        try:
+            urllib.request.urlopen(voila_url + "?name=" + "x" * length, timeout=60)
+            raise AssertionError("a too-long link was served")
+        except urllib.error.HTTPError as error:
+            body = error.read().decode()
+            assert error.code == 414 and "This link is too long" in body and f"{MAX_URL_CHARS:,}" in body
+
+
+def test_a_long_name_in_a_link_is_reported_as_an_excerpt(page, voila_url):
+    # issue 9 (8): at 50 KB the banner echoed all 50,082 characters
+    open_app(page, voila_url + "?name=" + "y" * 15_000)
+    banner = page.inner_text(".wb-banner")
+    assert "15,000 characters" in banner and "y" * 61 not in banner and len(banner) < 600, banner

@@ -1,0 +1,55 @@
+"""Serve the planner with Voilà (``make app``): ``python -m workbench.serve notebooks/planner.ipynb [voila options]``.
+
+Voilà as it is, with one change at the door: a URL longer than :data:`MAX_URL_CHARS` is answered with a
+page that says so (HTTP 414). Left alone, Tornado drops a request whose headers pass 64 KiB without any
+response, and the user sees an empty page. A planner link is a few hundred characters (every field
+changed: ~3,000), so the limit refuses nothing a planning document holds.
+"""
+from __future__ import annotations
+
+import html
+
+from tornado.routing import Matcher, Rule
+from tornado.web import RequestHandler
+from voila.app import Voila
+
+MAX_URL_CHARS = 16_384
+#: Headers Tornado reads before giving up; above the URL limit, so that a long URL is answered, not cut off.
+MAX_HEADER_BYTES = 1 << 20
+
+
+class _LongUrl(Matcher):
+    def match(self, request):
+        return {} if len(request.uri or "") > MAX_URL_CHARS else None
+
+
+class LongUrlHandler(RequestHandler):
+    """A plain page for a URL too long to be a planner link."""
+
+    def prepare(self):
+        self.set_status(414)
+        self.set_header("Content-Type", "text/html; charset=utf-8")
+        length = len(self.request.uri or "")
+        self.finish("<!doctype html><meta charset='utf-8'><title>Link too long</title>"
+                    "<body style='font-family: sans-serif; max-width: 40em; margin: 3em auto'>"
+                    "<h2>This link is too long</h2>"
+                    f"<p>It has {length:,} characters; the LLM Cost Workbench reads links of up to "
+                    f"{MAX_URL_CHARS:,}. A planner link is short: open <a href='{html.escape(self.request.path)}'>"
+                    "the app</a>, set the scenario and use <i>Copy link</i>.</p></body>")
+
+
+class PlannerServer(Voila):
+    """Voilà with over-long URLs answered by :class:`LongUrlHandler` (configuration: ``voila.json`` as usual)."""
+
+    def listen(self):
+        self.app.default_router.rules.insert(0, Rule(_LongUrl(), LongUrlHandler))
+        listen = self.app.listen
+        self.app.listen = lambda port, address="", **kwargs: listen(port, address, max_header_size=MAX_HEADER_BYTES,
+                                                                     **kwargs)
+        super().listen()
+
+
+main = PlannerServer.launch_instance
+
+if __name__ == "__main__":
+    main()
