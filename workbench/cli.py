@@ -209,6 +209,8 @@ def _cmd_validate(args) -> None:
 
 def main(argv=None) -> int:
     try:
+        from .tables import check_all
+        check_all()  # a bad data folder is refused first, with its file, row and column
         args = build_parser().parse_args(argv)
         {"estimate": _cmd_estimate, "sensitivity": _cmd_sensitivity, "link": _cmd_link, "gpus": _cmd_gpus,
          "validate": _cmd_validate}[args.command](args)

@@ -57,7 +57,8 @@ TEXT = {
     "url_error": ("Some link parameters were not applied", "部分链接参数未被应用"),
     "load_error": ("The file was not loaded", "文件未载入"),
     "mfu_prior": ("prior", "先验"),
-    "none_on_record": ("none on record", "无记录"), "allowed": ("allowed", "允许"),
+    "none_on_record": ("none on record", "无记录"),
+    "data_error": ("The planner cannot start: a data table is invalid", "规划工具无法启动：数据表无效"), "allowed": ("allowed", "允许"),
     "internal_error": ("This scenario could not be computed, so the page still shows the last one that could. "
                        "The details are in the server's log; please report the scenario.",
                        "无法计算该方案，页面仍显示上一个可计算的方案。详情见服务器日志，请反馈该方案。"),

@@ -25,6 +25,7 @@ import traitlets
 
 from . import catalog, charts, prices, views
 from .estimate import estimate
+from .data import DataFileError
 from .i18n import t
 from .presets import presets
 from .scenario import Scenario, ScenarioError, check_field, excerpt, fields, query_fields
@@ -329,6 +330,17 @@ def _request():
     return values, options, notices, in_voila
 
 
+class DataErrorPage:
+    """What the app shows instead of the planner when a data table is bad: the file, row and column."""
+
+    def __init__(self, error: Exception):
+        log.error("data folder refused: %s", error)
+        self.error = error
+        self.widget = w.HTML(f"<div class='wb-error' style='font-size:14px'><b>{html.escape(t('data_error'))} / "
+                             f"{html.escape(t('data_error', 'zh'))}</b><br>{html.escape(str(error))}</div>")
+        self.widget.add_class("wb-data-error")
+
+
 class Planner:
     """The planner app. ``Planner().widget`` is the whole page."""
 
@@ -356,6 +368,11 @@ class Planner:
         bundle, the first estimate) is done before a user arrives; the query reaches it only with the request,
         and is applied then. Any other kernel reads the query at once and builds the page once.
         """
+        from .tables import check_all
+        try:
+            check_all()
+        except DataFileError as error:  # a page that says which file is bad, not a blank one
+            return DataErrorPage(error)
         if os.environ.get("VOILA_PREHEAT") != "True":
             values, options, notices, in_voila = _request()
             return cls(values, options["lang"], options["currency"], notices, in_voila=in_voila)

@@ -1,0 +1,18 @@
+"""Read and check every data table at once, so that a bad data folder is refused before any work starts
+(with the file, row and column of the first problem) rather than half-way through a command or a page."""
+from __future__ import annotations
+
+from . import catalog, data, ownership, presets, prices, scaling, scenario, uncertainty
+
+
+def check_all() -> None:
+    """Load every table of the data folder; raises :class:`workbench.DataFileError` on the first bad one."""
+    scenario.fields()
+    catalog.accelerators()
+    catalog._names()
+    prices.prices()
+    ownership.hardware_prices()
+    scaling.scaling_laws()
+    data.published_runs()
+    uncertainty.distributions()
+    presets.presets()
