@@ -72,7 +72,7 @@ TEXT = {
 PROBLEMS_ZH = {
     "is not a number": "不是数字", "is not a finite number": "不是有限的数字", "is not a whole number": "不是整数",
     "is out of range": "超出允许范围", "is too large": "数值过大", "is not text": "不是文本", "is required": "必填",
-    "is empty": "为空", "contains control characters": "含有控制字符",
+    "is empty": "为空", "contains control or unassigned characters": "含有控制字符或未分配的字符",
     "is not one of the allowed values": "不是允许的取值", "is not a list of numbers": "不是数字列表",
     "must be a scalar or a non-empty 1-d array": "必须是单个值或非空的一维数组",
     "is given twice in the URL": "在链接中出现了两次",

@@ -127,6 +127,30 @@ class Field:
 
 
 FIELD_TYPES = ("float", "int", "choice", "gpu", "provider", "text", "percents")
+#: The fields the engine is written against (schema version 1). ``data/scenario_fields.csv`` describes them
+#: (type, range, default, help); a table that renames, drops or adds one is refused when read, since the
+#: formulas would otherwise meet a missing input half-way through an estimate.
+FIELD_NAMES = (
+    "name", "params", "active_params", "tokens", "seq_len", "d_model", "n_layers", "gpu", "precision", "n_gpus",
+    "target_days", "gpus_per_node", "mfu", "pricing", "provider", "price_per_gpu_hour", "recompute",
+    "zero_stage", "tensor_parallel", "micro_batch_size", "usable_memory_fraction", "scaling_law",
+    "host_overhead_fraction", "sft_examples", "sft_tokens_per_example", "sft_epochs", "sft_trainable_fraction",
+    "preference_pairs", "preference_tokens_per_pair", "reward_model_params", "reward_model_epochs",
+    "rl_prompts", "rl_samples_per_prompt", "rl_tokens_per_sample", "rollout_mfu", "eval_checkpoints",
+    "eval_tokens_per_checkpoint", "serving_months", "requests_per_day", "input_tokens_per_request",
+    "output_tokens_per_request", "peak_to_average", "min_replicas", "serving_tokens_per_second_per_gpu",
+    "serving_mfu", "bytes_per_token", "dataset_copies", "checkpoint_bytes_per_param", "checkpoints_kept_hot",
+    "checkpoints_kept_object", "retention_months", "archive_months", "hot_storage_usd_per_gb_month",
+    "object_storage_usd_per_gb_month", "archive_storage_usd_per_gb_month", "ingest_usd_per_gb",
+    "cross_region_usd_per_gb", "cross_region_copies", "egress_usd_per_gb", "model_downloads",
+    "sft_usd_per_example", "preference_usd_per_pair", "annotation_rework_rate", "annotation_qa_share",
+    "log_gb_per_gpu_day", "log_retention_days", "log_sampling_ratio", "log_usd_per_gb_month", "staff_fte",
+    "staff_months", "staff_usd_per_month", "ops_fte_per_1000_gpus", "gpu_failure_rate_per_day",
+    "checkpoint_interval_hours", "checkpoint_write_gb_per_s_per_gpu", "restart_minutes",
+    "spot_interruptions_per_node_month", "experiment_fraction", "ablation_runs", "ablation_run_fraction",
+    "redundancy_factor", "budget_usd", "alert_percents", "cny_per_usd", "gpu_purchase_usd", "useful_life_years",
+    "server_share", "interconnect_share", "server_power_factor", "power_utilisation", "pue", "usd_per_kwh",
+)
 
 
 @cached
@@ -153,9 +177,21 @@ def fields() -> dict[str, Field]:
         out[row["field"]] = Field(row["field"], kind, tuple(filter(None, row["choices"].split("|"))),
                                   row["unit"], default, row["min"], row["max"], row["scale"], row["group"],
                                   row["label"], row["help"], row["label_zh"], row["help_zh"], row["source"])
+    if tuple(out) != FIELD_NAMES:
+        names = list(out)
+        missing = [n for n in FIELD_NAMES if n not in out]
+        extra = [n for n in names if n not in FIELD_NAMES]
+        detail = (f"missing {', '.join(missing)}" if missing else "") + ("; " if missing and extra else "") + (
+            f"unknown {', '.join(extra)}" if extra else "") or "fields out of order"
+        row = names.index(extra[0]) + 2 if extra else None
+        raise DataFileError(path, f"the fields differ from the workbench's schema ({detail})", row, "field")
+    from .scaling import scaling_laws
     for row_number, f in enumerate(out.values(), start=2):
         if f.type == "choice" and not f.choices:
             raise DataFileError(path, "a choice field needs its choices (a|b|c)", row_number, "choices")
+        if f.name == "scaling_law" and not set(f.choices) <= set(scaling_laws()):
+            missing = ", ".join(sorted(set(f.choices) - set(scaling_laws())))
+            raise DataFileError(path, f"scaling law(s) {missing} not in scaling_laws.csv", row_number, "choices")
         if f.default is not None:
             try:
                 _check(f, f.default)
@@ -230,7 +266,7 @@ def _check_text(f: Field, value, label: str) -> str:
         if len(text) > f.max:
             raise f.error(value, f"is {len(text):,} characters long", label)
         if not text.isprintable():
-            raise f.error(value, "contains control characters", label)
+            raise f.error(value, "contains control or unassigned characters", label)
         return text
     if f.type == "gpu":
         try:
