@@ -159,3 +159,18 @@ def test_link_command_opens_the_app_on_its_scenario(page, voila_url):
     assert field(page, "tokens").locator("input[type=text]").input_value() == "3T"
     assert field(page, "pricing").locator("select").input_value() == "reserved_1y"
     assert "总成本" in page.inner_text(".wb-headline")
+
+
+@pytest.mark.parametrize("query", ["gpu=TPUv4&price_per_gpu_hour=2.5", "active_params=10M", "n_gpus=8",
+                                   "params=1T&tokens=20T&target_days=1", "params=1B&tokens=20B"])
+def test_valid_plans_that_used_to_give_a_blank_page_render(page, voila_url, query):
+    # issue 9 (1, 2): each of these links was a blank page
+    open_app(page, voila_url + "?" + query)
+    assert re.fullmatch(r"[\d,]+ USD", total(page)) and page.inner_text(".wb-banner").strip() == ""
+    assert "nan" not in page.inner_text(".wb-headline").lower()
+
+
+def test_link_errors_are_in_the_links_language(page, voila_url):
+    open_app(page, voila_url + "?lang=zh&mfu=2&params=7,5B")
+    banner = page.inner_text(".wb-banner")
+    assert "部分链接参数未被应用" in banner and "超出允许范围" in banner and "含有逗号" in banner, banner

@@ -21,7 +21,7 @@ import pandas as pd
 
 from . import catalog, ownership, prices
 from .data import DataFileError, cached, data_dir, read_table
-from .i18n import problem_zh
+from .i18n import problem_zh, t
 
 #: Bumped whenever a field is renamed, removed or changes meaning; stored in JSON (``schema_version``)
 #: and URLs (``v``). Older versions are read as long as their fields still exist.
@@ -106,6 +106,7 @@ class Field:
             unit = f" [{self.unit}]" if self.unit else ""
             if zh:
                 kind = "整数" if self.type == "int" else "数字"
+                unit = f" [{t(self.unit, 'zh')}]" if self.unit else ""
                 return f"{self.min:g} 到 {self.max:g} 之间的{kind}{unit}" + ("，或留空取默认值" if self.nullable else "")
             kind = "a whole number" if self.type == "int" else "a number"
             empty = ", or empty for the default" if self.nullable else ""
