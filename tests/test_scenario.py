@@ -94,7 +94,7 @@ def test_cross_field_rules():
         Scenario(gpu="TPUv4")
     with pytest.raises(ScenarioError, match="^provider='aws': no spot price from 'aws' for H800"):
         Scenario(gpu="H800", provider="aws", pricing="spot")
-    with pytest.raises(ScenarioError, match="^n_gpus=4: is below tensor_parallel=8"):
+    with pytest.raises(ScenarioError, match="^n_gpus=4: is below tensor_parallel x pipeline_parallel=8"):
         Scenario(n_gpus=4)
 
 

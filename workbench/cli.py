@@ -79,7 +79,7 @@ def _print_estimate(est) -> None:
             ("GPUs", f"{est.n_gpus:,.0f}"),
             ("Wall-clock", f"{est.wall_days:,.1f} days of pre-training compute; {d['training_days_total']:,.1f} days "
                            "for all training stages with failures and checkpoints"),
-            ("Memory per GPU", f"{d['memory_bytes_per_gpu'] / 1e9:,.1f} GB of {d['gpu_memory_bytes'] / 1e9:,.0f} GB "
+            ("Memory per GPU", f"{d['memory_bytes_per_gpu'] / 2**30:,.1f} GiB of {d['gpu_memory_bytes'] / 2**30:,.0f} GiB "
                                + _known(d["min_gpus_to_fit"], "(fits from {:,.0f} GPUs)",
                                         "(does not fit at any GPU count: see the warning)")),
             ("Failures", f"{d['pretrain_interruptions']:,.1f} interruptions expected in pre-training "

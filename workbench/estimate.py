@@ -168,21 +168,24 @@ def _model(x: dict[str, np.ndarray]) -> tuple[dict[str, np.ndarray], list[Line]]
     hardware_flops = flops + compute.recompute_flops(active, x["tokens"], x["seq_len"], d_model, n_layers,
                                                      x["recompute"])
     hours = compute.gpu_hours(flops, peak, mfu_used)
-    memory_bytes = catalog.spec(x["gpu"], "memory_gb").astype(float) * 1e9
+    memory_bytes = memory.capacity_bytes(catalog.spec(x["gpu"], "memory_gb").astype(float))
     activations = memory.activation_bytes(x["seq_len"], d_model, n_layers, x["micro_batch_size"], x["recompute"],
-                                          x["tensor_parallel"], compute.HEAD_DIM)
-    min_gpus = memory.min_gpus_to_fit(x["params"], memory_bytes, activations, x["zero_stage"],
-                                      x["tensor_parallel"], x["usable_memory_fraction"])
+                                          x["tensor_parallel"], compute.HEAD_DIM, x["attention_kernel"],
+                                          x["pipeline_parallel"])
+    min_gpus = memory.min_gpus_to_fit(x["params"], memory_bytes, activations, x["zero_stage"], x["tensor_parallel"],
+                                      x["usable_memory_fraction"], x["pipeline_parallel"], x["gradient_precision"])
     per_node = x["gpus_per_node"]
-    # auto-sizing: whole nodes, at least the tensor-parallel group and the count that fits in memory, at most
+    # auto-sizing: whole nodes, at least the model-parallel group and the count that fits in memory, at most
     # the largest cluster the n_gpus field allows (a warning says when the target duration is then missed)
-    fit_gpus = np.where(np.isfinite(min_gpus), min_gpus, x["tensor_parallel"])
-    min_nodes_gpus = np.ceil(np.maximum(fit_gpus, x["tensor_parallel"]) / per_node) * per_node
+    model_parallel = x["tensor_parallel"] * x["pipeline_parallel"]
+    fit_gpus = np.where(np.isfinite(min_gpus), min_gpus, model_parallel)
+    min_nodes_gpus = np.ceil(np.maximum(fit_gpus, model_parallel) / per_node) * per_node
     largest = np.floor(fields()["n_gpus"].max / per_node) * per_node
     wanted = np.maximum(compute.gpus_for_duration(hours, x["target_days"], per_node), min_nodes_gpus)
     n_gpus = _fill(x["n_gpus"], np.minimum(wanted, largest))
     days = compute.wall_days(hours, n_gpus)
-    states = memory.model_state_bytes(x["params"], n_gpus, x["zero_stage"], x["tensor_parallel"])
+    states = memory.model_state_bytes(x["params"], n_gpus, x["zero_stage"], x["tensor_parallel"], x["pipeline_parallel"],
+                                      x["gradient_precision"])
 
     # -- price of a GPU-hour: rented, or bought and amortised
     price = np.array(x["price_per_gpu_hour"], dtype=float)
@@ -486,8 +489,9 @@ def _warnings(scenario: Scenario, figures: dict) -> list[str]:
                    f"allows; sized at {figures['n_gpus']:,.0f} GPUs, pre-training takes {figures['wall_days']:,.1f} days")
     if not np.isfinite(figures["min_gpus_to_fit"]):
         out.append(f"the model does not fit in {scenario.gpu} memory at any GPU count with zero_stage="
-                   f"{scenario.zero_stage}, tensor_parallel={scenario.tensor_parallel}, recompute="
-                   f"{scenario.recompute!r}: raise the ZeRO stage or tensor_parallel, or use full recompute")
+                   f"{scenario.zero_stage}, tensor_parallel={scenario.tensor_parallel}, pipeline_parallel="
+                   f"{scenario.pipeline_parallel}, recompute={scenario.recompute!r}: raise the ZeRO stage, tensor or "
+                   "pipeline parallelism, or use full recompute")
     elif figures["n_gpus"] < figures["min_gpus_to_fit"]:
         out.append(f"n_gpus={figures['n_gpus']:.0f} is below the {figures['min_gpus_to_fit']:.0f} GPUs that fit "
                    f"the model states and activations in {scenario.gpu} memory")

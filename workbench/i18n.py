@@ -88,7 +88,7 @@ PROBLEMS_ZH = {
 _PROBLEM_PREFIXES_ZH = (("contains a comma;", "含有逗号；小数请用小数点，不要用千位分隔符（如 1.5T、7500000 或 7.5M）"),
                         ("unknown field;", "未知字段；见 data/scenario_fields.csv"),
                         ("is not valid JSON", "不是有效的 JSON"), ("is not UTF-8 text", "不是 UTF-8 文本"),
-                        ("is below tensor_parallel=", "低于张量并行规模 {rest}"),
+                        ("is below tensor_parallel x pipeline_parallel=", "低于张量并行 × 流水线并行 = {rest}"),
                         ("exceeds params=", "超过总参数量 {rest}"))
 
 

@@ -134,7 +134,7 @@ FIELD_TYPES = ("float", "int", "choice", "gpu", "provider", "text", "percents")
 FIELD_NAMES = (
     "name", "params", "active_params", "tokens", "seq_len", "d_model", "n_layers", "gpu", "precision", "n_gpus",
     "target_days", "gpus_per_node", "mfu", "pricing", "provider", "price_per_gpu_hour", "recompute",
-    "zero_stage", "tensor_parallel", "micro_batch_size", "usable_memory_fraction", "scaling_law",
+    "zero_stage", "tensor_parallel", "pipeline_parallel", "gradient_precision", "attention_kernel", "micro_batch_size", "usable_memory_fraction", "scaling_law",
     "host_overhead_fraction", "sft_examples", "sft_tokens_per_example", "sft_epochs", "sft_trainable_fraction",
     "preference_pairs", "preference_tokens_per_pair", "reward_model_params", "reward_model_epochs",
     "rl_prompts", "rl_samples_per_prompt", "rl_tokens_per_sample", "rollout_mfu", "eval_checkpoints",
@@ -577,10 +577,11 @@ def _check_combination(v: dict):
         bad = _first(np.asarray(v["active_params"]) > np.asarray(v["params"]), v["active_params"], v["params"])
         raise ScenarioError("active_params", bad[0], f"exceeds params={bad[1]:g}", "at most the total parameter count",
                             "不超过总参数量")
-    if v["n_gpus"] is not None and np.any(np.asarray(v["n_gpus"]) < np.asarray(v["tensor_parallel"])):
-        bad = _first(np.asarray(v["n_gpus"]) < np.asarray(v["tensor_parallel"]), v["n_gpus"], v["tensor_parallel"])
-        raise ScenarioError("n_gpus", bad[0], f"is below tensor_parallel={bad[1]:g}", "at least the tensor-parallel size",
-                            "不少于张量并行规模")
+    group = np.asarray(v["tensor_parallel"]) * np.asarray(v["pipeline_parallel"])
+    if v["n_gpus"] is not None and np.any(np.asarray(v["n_gpus"]) < group):
+        bad = _first(np.asarray(v["n_gpus"]) < group, v["n_gpus"], group)
+        raise ScenarioError("n_gpus", bad[0], f"is below tensor_parallel x pipeline_parallel={bad[1]:g}",
+                            "at least tensor_parallel x pipeline_parallel GPUs", "不少于张量并行 × 流水线并行")
     gpu, precision = np.broadcast_arrays(np.asarray(v["gpu"], dtype=object), np.asarray(v["precision"], dtype=object))
     for g, p in {(g, p) for g, p in zip(gpu.ravel(), precision.ravel())}:
         if math.isnan(catalog.peak_flops_per_s(g, p)):

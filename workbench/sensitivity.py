@@ -39,7 +39,8 @@ def resolved_values(scenario: Scenario, base) -> dict:
     values = scenario.to_dict()
     for name, figure in _RESOLVED.items():
         values[name] = float(getattr(base, figure) if figure in ("mfu", "n_gpus") else base.details[figure])
-    values["n_gpus"] = float(np.clip(values["n_gpus"], values["tensor_parallel"], fields()["n_gpus"].max))
+    values["n_gpus"] = float(np.clip(values["n_gpus"], values["tensor_parallel"] * values["pipeline_parallel"],
+                                     fields()["n_gpus"].max))
     return values
 
 
@@ -48,7 +49,7 @@ def _perturbed(name: str, value: float, values: dict) -> dict:
     f = fields()[name]
     value = float(np.clip(value, f.min, f.max))
     if name == "n_gpus":
-        value = max(value, float(values["tensor_parallel"]))
+        value = max(value, float(values["tensor_parallel"] * values["pipeline_parallel"]))
     if f.type == "int":
         value = int(round(value))
     changes = {name: value}
