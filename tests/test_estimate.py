@@ -141,3 +141,17 @@ def test_batch_with_default_mfu_matches_scalar():
     batch = estimate(Scenario(params=np.array([7e9, 7e10]), gpu="A100"))
     assert batch.mfu[1] == pytest.approx(estimate(Scenario(params=7e10, gpu="A100")).mfu)
     assert batch.total_cost_usd.shape == (2,)
+
+
+def test_recompute_costs_time_under_the_prior():
+    # issue 10: with the MFU prior (fitted on runs that recomputed attention), full recompute must cost GPU-hours;
+    # the hardware utilisation (HFU) stays the prior's, so hours scale with hardware FLOPs
+    none, selective, full = (estimate(Scenario(recompute=r)) for r in ("none", "selective", "full"))
+    assert full.gpu_hours > selective.gpu_hours > none.gpu_hours
+    assert full.details["hfu"] == pytest.approx(selective.details["hfu"]) == pytest.approx(none.details["hfu"])
+    ratio = full.details["hardware_flops"] / selective.details["hardware_flops"]
+    assert full.gpu_hours / selective.gpu_hours == pytest.approx(ratio)
+    assert "for recompute='full'" in full.defaults_used["mfu"]
+    # a given MFU is the user's own measurement, recompute included
+    given = [estimate(Scenario(recompute=r, mfu=0.4)).gpu_hours for r in ("none", "selective", "full")]
+    assert given[0] == given[1] == given[2]

@@ -159,14 +159,19 @@ def _model(x: dict[str, np.ndarray]) -> tuple[dict[str, np.ndarray], list[Line]]
     d_model = _fill(x["d_model"], compute.derived_d_model(active))
     n_layers = _fill(x["n_layers"], compute.derived_n_layers(d_model))
     peak = catalog.peak_flops_per_s(x["gpu"], x["precision"])
-    prior = mfu.default_mfu(x["gpu"])
-    mfu_used = _fill(x["mfu"], prior)
 
     # -- pre-training compute and cluster size
     flops = compute.training_flops(active, x["tokens"], x["seq_len"], d_model, n_layers)
     attention = compute.attention_training_flops(x["tokens"], x["seq_len"], d_model, n_layers)
     hardware_flops = flops + compute.recompute_flops(active, x["tokens"], x["seq_len"], d_model, n_layers,
                                                      x["recompute"])
+    # The prior is the model-FLOPs MFU of published runs, which recomputed attention (selective recompute, or
+    # FlashAttention's backward pass): a plan that recomputes more does more hardware work per model FLOP
+    # and runs proportionally slower; one that recomputes nothing, slightly faster. A given MFU is the
+    # user's own measurement and already includes their recompute.
+    prior = mfu.default_mfu(x["gpu"])
+    selective_flops = flops + compute.recompute_flops(active, x["tokens"], x["seq_len"], d_model, n_layers, "selective")
+    mfu_used = _fill(x["mfu"], prior * selective_flops / hardware_flops)
     hours = compute.gpu_hours(flops, peak, mfu_used)
     memory_bytes = memory.capacity_bytes(catalog.spec(x["gpu"], "memory_gb").astype(float))
     activations = memory.activation_bytes(x["seq_len"], d_model, n_layers, x["micro_batch_size"], x["recompute"],
@@ -451,6 +456,9 @@ def _defaults_used(scenario: Scenario, figures: dict) -> dict[str, str]:
         used["mfu"] = (f"{figures['mfu']:.3f}: median implied MFU of {int(row['n_runs'])} published runs on {basis} "
                        f"(quartiles {row['q25']:.2f}-{row['q75']:.2f}, range {row['min']:.2f}-{row['max']:.2f}; "
                        "data/published_runs.csv)")
+        if scenario.recompute != "selective":
+            used["mfu"] += (f", x {figures['mfu'] / figures['mfu_prior']:.3f} for recompute={scenario.recompute!r} "
+                            "(hardware FLOPs against the runs' selective recompute)")
     if scenario.price_per_gpu_hour is None and scenario.pricing == "self_hosted":
         used["price_per_gpu_hour"] = (f"{figures['price_per_gpu_hour']:.3f} USD/GPU-h: {figures['gpu_purchase_usd']:,.0f} USD "
                                       f"per GPU x (1 + {scenario.server_share:g} + {scenario.interconnect_share:g}) over "
