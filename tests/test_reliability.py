@@ -350,3 +350,74 @@ def test_the_app_names_a_bad_data_file_instead_of_failing(data_copy):
     set_cell(data_copy / "prices.csv", first_row(data_copy / "prices.csv")["sku"], "usd_per_gpu_hour", "-1")
     page = Planner.from_environment()
     assert "cannot start" in page.widget.value and "prices.csv, row 2, column &#x27;usd_per_gpu_hour&#x27;" in page.widget.value
+
+
+# -- found by the review of this work --------------------------------------------------------------------
+def test_a_resolved_price_above_the_typed_range_keeps_sensitivity_and_range_right():
+    s = Scenario(pricing="self_hosted", gpu_purchase_usd=3e6, useful_life_years=0.5)
+    est = estimate(s)
+    assert est.details["price_per_gpu_hour"] > 1000
+    table = sensitivity(s, base=est).set_index("input")
+    assert (table["note"] == "").all() and table.loc["price_per_gpu_hour", "high_total_usd"] > est.total_cost_usd
+    mc = workbench.monte_carlo(s, n=2000, seed=0, base=est)
+    assert mc.percentile("total_cost_usd", 10) < est.total_cost_usd < mc.percentile("total_cost_usd", 90)
+
+
+@pytest.mark.parametrize("field,column,value,match", [
+    ("pricing", "choices", "on_demand|foo", "choice(s) foo unknown to the engine"),
+    ("precision", "choices", "bf16|fp4", "choice(s) fp4 unknown to the engine"),
+    ("alert_percents", "default", "", "this field needs a default"),
+    ("zero_stage", "max", "5", "max 5 is above 3"),
+    ("params", "min", "-1", "min -1 must be above 0"),
+    ("target_days", "min", "0", "min 0 must be above 0"),
+])
+def test_field_table_edits_the_engine_cannot_honour_are_refused(data_copy, field, column, value, match):
+    set_cell(data_copy / "scenario_fields.csv", field, column, value)
+    code, _, err = run("estimate")
+    assert code == 2 and "scenario_fields.csv, row" in err and match in err, err
+
+
+def test_other_cross_table_problems_name_their_file(data_copy):
+    set_cell(data_copy / "published_runs.csv", "LLaMA-7B", "gpu", "FOO-GPU")
+    code, _, err = run("estimate")
+    assert code == 2 and "published_runs.csv, row 2, column 'gpu'" in err, err
+
+
+def test_provider_names_must_be_typeable(data_copy):
+    path = data_copy / "prices.csv"
+    path.write_text(path.read_text(encoding="utf-8").replace(",aws,", ",AWS ,", 1), encoding="utf-8")
+    code, _, err = run("estimate")
+    assert code == 2 and "must be lower case" in err and "column 'provider'" in err, err
+
+
+def test_integer_fields_cannot_be_sampled(data_copy):
+    with open(data_copy / "uncertainty.csv", "a", encoding="utf-8") as f:
+        f.write("seq_len,lognormal,,,,0.1,x\n")
+    code, _, err = run("estimate")
+    assert code == 2 and "uncertainty.csv, row" in err and "'seq_len' is not one of the allowed values" in err, err
+
+
+def test_a_catalog_gap_in_a_link_drops_only_its_key():
+    values, _, errors = workbench.ui.parse_app_query("params=70B&gpu=MI300X&tokens=3T")
+    assert values == {"params": 7e10, "tokens": 3e12} and "no price on record for MI300X" in errors[0]
+
+
+@pytest.mark.parametrize("call,field", [
+    (lambda: workbench.monte_carlo(n=True), "n"), (lambda: workbench.monte_carlo(n=0), "n"),
+    (lambda: workbench.monte_carlo(seed=-1), "seed"), (lambda: workbench.monte_carlo(seed="x"), "seed"),
+    (lambda: workbench.monte_carlo(Scenario(params=[1e9, 2e9])), "scenario"),
+    (lambda: views.size_curve(Scenario(params=[1e9, 2e9])), "scenario"),
+    (lambda: views.size_curve(Scenario(), span=0), "span"), (lambda: views.size_curve(Scenario(), span=-1), "span"),
+    (lambda: estimate({"params": 1}), "scenario"),
+    (lambda: sensitivity(inputs=[("foo", 1, 2, "scale")]), "inputs"),
+])
+def test_python_api_misuse_is_a_scenario_error(call, field):
+    with pytest.raises(ScenarioError) as error:
+        call()
+    assert error.value.field == field
+
+
+def test_the_405b_preset_matches_its_published_run():
+    from workbench.presets import preset
+    est = estimate(preset("llama31-405b"))
+    assert est.gpu_hours == pytest.approx(30.84e6, rel=0.06) and not est.warnings

@@ -85,7 +85,8 @@ def _to_float(text, path, row, column, required, bounds=None):
     return value
 
 
-def read_table(name: str, *, numeric=(), required=(), key=None, bounds=None, choices=None) -> pd.DataFrame:
+def read_table(name: str, *, numeric=(), required=(), key=None, bounds=None, choices=None, normalised=(),
+               reserved=None) -> pd.DataFrame:
     """Read ``data/<name>`` into a DataFrame of strings and floats.
 
     numeric: columns parsed as floats (empty cells become NaN unless also in ``required``).
@@ -93,6 +94,8 @@ def read_table(name: str, *, numeric=(), required=(), key=None, bounds=None, cho
     key: a column, or a tuple of columns, whose values must be unique.
     bounds: {column: (low, high)} for numeric columns; a low of 0 means strictly positive.
     choices: {column: allowed values} for text columns (an empty optional cell is allowed).
+    normalised: text columns that must be lower case without surrounding spaces (names users type).
+    reserved: {column: values} a row may not use (names the workbench gives a meaning of its own).
     """
     path = data_dir() / name
     bounds, choices = bounds or {}, choices or {}
@@ -120,6 +123,13 @@ def read_table(name: str, *, numeric=(), required=(), key=None, bounds=None, cho
                         shown = ", ".join(sorted(allowed)[:12]) + (", ..." if len(allowed) > 12 else "")
                         raise DataFileError(path, f"{value!r} is not one of the allowed values ({shown})",
                                             row_number, column)
+                for column in normalised:
+                    if record[column] != record[column].strip().lower():
+                        raise DataFileError(path, f"{record[column]!r} must be lower case without surrounding "
+                                                  "spaces", row_number, column)
+                for column, names in (reserved or {}).items():
+                    if record[column] in names:
+                        raise DataFileError(path, f"{record[column]!r} is a reserved name", row_number, column)
                 if key is not None:
                     k = record[key] if isinstance(key, str) else tuple(record[c] for c in key)
                     if k in seen:
@@ -147,7 +157,7 @@ def published_runs() -> pd.DataFrame:
                  "reported_flops", "reported_cost_usd", "implied_mfu_6nd"),
         required=("name", "params", "tokens", "gpu"),
         key="name",
-        bounds={"params": (0, 1e15), "active_params": (0, 1e15), "tokens": (0, 1e17), "seq_len": (1, 1e8),
+        bounds={"params": (1e6, 1e13), "active_params": (1e6, 1e13), "tokens": (1e6, 1e15), "seq_len": (128, 1048576),
                 "n_gpus": (1, 1e7), "gpu_hours": (0, 1e10), "wall_days": (0, 1e4), "reported_flops": (0, 1e30),
                 "reported_cost_usd": (0, 1e12), "implied_mfu_6nd": (0, 1)},
     )

@@ -547,6 +547,8 @@ def estimate(scenario: Scenario | None = None, **changes) -> Estimate:
     A batch scenario (array fields) gives arrays and a ``scenario`` column indexing the batch.
     """
     scenario = Scenario() if scenario is None else scenario
+    if not isinstance(scenario, Scenario):
+        raise ScenarioError("scenario", scenario, "is not a Scenario", "workbench.Scenario(...), or field=value changes")
     if changes:
         scenario = scenario.replace(**changes)
     inputs = _broadcast_inputs(scenario)

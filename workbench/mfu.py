@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from . import catalog, compute
-from .data import cached, published_runs
+from .data import DataFileError, cached, data_dir, published_runs
 
 #: Sequence length assumed for published runs that do not list one (see module docstring).
 DEFAULT_RUN_SEQ_LEN = 2048
@@ -33,7 +33,13 @@ def training_precision(gpu_ids):
 def run_table() -> pd.DataFrame:
     """Published runs with resolved GPU ids, model FLOPs, generation and implied MFU."""
     runs = published_runs().copy()
-    runs["gpu_id"] = [catalog.resolve_gpu(g) for g in runs["gpu"]]
+    ids = []
+    for row_number, name in enumerate(runs["gpu"], start=2):
+        try:
+            ids.append(catalog.resolve_gpu(name))
+        except catalog.UnknownGpuError as error:
+            raise DataFileError(data_dir() / "published_runs.csv", str(error), row_number, "gpu") from None
+    runs["gpu_id"] = ids
     runs["generation"] = catalog.spec(runs["gpu_id"].to_numpy(), "generation")
     active = runs["active_params"].fillna(runs["params"]).to_numpy()
     seq_len = runs["seq_len"].fillna(DEFAULT_RUN_SEQ_LEN).to_numpy()

@@ -25,11 +25,12 @@ class PriceNotFoundError(ValueError):
 def prices() -> pd.DataFrame:
     """Every price row, as in the file."""
     from .catalog import gpu_ids
-    # the upper bound is the price_per_gpu_hour field's: a price the user could not type is not a price
+    # no cloud lists a GPU-hour above 1,000 USD: such a row is a typo (a node price, a missing decimal point)
     return read_table("prices.csv", numeric=("usd_per_gpu_hour",),
                       required=("sku", "provider", "mode", "usd_per_gpu_hour", "as_of", "source"),
                       key=("sku", "provider", "mode"), bounds={"usd_per_gpu_hour": (0, 1000)},
-                      choices={"mode": PRICING_MODES, "sku": set(gpu_ids())})
+                      choices={"mode": PRICING_MODES, "sku": set(gpu_ids())}, normalised=("provider",),
+                      reserved={"provider": (MEDIAN,)})
 
 
 def providers() -> list[str]:

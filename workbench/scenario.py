@@ -131,6 +131,23 @@ FIELD_TYPES = ("float", "int", "choice", "gpu", "provider", "text", "percents")
 #: The fields the engine is written against (schema version 1). ``data/scenario_fields.csv`` describes them
 #: (type, range, default, help); a table that renames, drops or adds one is refused when read, since the
 #: formulas would otherwise meet a missing input half-way through an estimate.
+#: The values the engine knows for each choice field: a table may offer fewer, never others.
+ENGINE_CHOICES = {"precision": ("bf16", "fp16", "fp8"),
+                  "pricing": ("on_demand", "reserved_1y", "reserved_3y", "spot", "self_hosted"),
+                  "recompute": ("none", "selective", "full"), "gradient_precision": ("bf16", "fp32"),
+                  "attention_kernel": ("flash", "standard")}
+#: Largest value the formulas give a meaning to (a ZeRO stage 4 or an MFU above 1 does not exist).
+ENGINE_MAX = {"zero_stage": 3, "mfu": 1, "rollout_mfu": 1, "serving_mfu": 1, "usable_memory_fraction": 1,
+              "power_utilisation": 1, "sft_trainable_fraction": 1, "log_sampling_ratio": 1, "annotation_qa_share": 1}
+#: Fields the formulas divide by or take logarithms of: their minimum must stay above zero.
+POSITIVE_FIELDS = frozenset((
+    "active_params", "budget_usd", "bytes_per_token", "checkpoint_bytes_per_param", "checkpoint_interval_hours",
+    "checkpoint_write_gb_per_s_per_gpu", "cny_per_usd", "d_model", "gpu_purchase_usd", "gpus_per_node", "mfu",
+    "micro_batch_size", "min_replicas", "n_gpus", "n_layers", "params", "peak_to_average", "pipeline_parallel",
+    "power_utilisation", "preference_tokens_per_pair", "pue", "redundancy_factor", "reward_model_params",
+    "rl_samples_per_prompt", "rl_tokens_per_sample", "rollout_mfu", "seq_len", "server_power_factor", "serving_mfu",
+    "serving_tokens_per_second_per_gpu", "sft_tokens_per_example", "sft_trainable_fraction", "target_days",
+    "tensor_parallel", "tokens", "usable_memory_fraction", "useful_life_years"))
 FIELD_NAMES = (
     "name", "params", "active_params", "tokens", "seq_len", "d_model", "n_layers", "gpu", "precision", "n_gpus",
     "target_days", "gpus_per_node", "mfu", "pricing", "provider", "price_per_gpu_hour", "recompute",
@@ -190,6 +207,19 @@ def fields() -> dict[str, Field]:
     for row_number, f in enumerate(out.values(), start=2):
         if f.type == "choice" and not f.choices:
             raise DataFileError(path, "a choice field needs its choices (a|b|c)", row_number, "choices")
+        if f.name in ENGINE_CHOICES and not set(f.choices) <= set(ENGINE_CHOICES[f.name]):
+            unknown = ", ".join(sorted(set(f.choices) - set(ENGINE_CHOICES[f.name])))
+            raise DataFileError(path, f"choice(s) {unknown} unknown to the engine (knows: "
+                                      f"{', '.join(ENGINE_CHOICES[f.name])})", row_number, "choices")
+        if f.name in POSITIVE_FIELDS and not f.min > 0:
+            raise DataFileError(path, f"min {f.min:g} must be above 0 for {f.name}", row_number, "min")
+        if f.name in ENGINE_MAX and f.max > ENGINE_MAX[f.name]:
+            raise DataFileError(path, f"max {f.max:g} is above {ENGINE_MAX[f.name]:g}, the largest {f.name} "
+                                      "the engine knows", row_number, "max")
+        if f.numeric and f.min < 0 and f.name not in POSITIVE_FIELDS:
+            raise DataFileError(path, f"min {f.min:g} must not be negative", row_number, "min")
+        if f.type in ("percents", "gpu", "provider", "choice") and f.default is None:
+            raise DataFileError(path, "this field needs a default", row_number, "default")
         if f.name == "scaling_law" and not set(f.choices) <= set(scaling_laws()):
             missing = ", ".join(sorted(set(f.choices) - set(scaling_laws())))
             raise DataFileError(path, f"scaling law(s) {missing} not in scaling_laws.csv", row_number, "choices")

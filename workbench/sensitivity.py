@@ -68,7 +68,10 @@ def sensitivity(scenario: Scenario | None = None, inputs=INPUTS, base=None) -> p
     ``base``: an estimate of ``scenario`` already at hand (saves computing it again).
     """
     scenario = Scenario() if scenario is None else scenario
-    if scenario.batch_size is not None:
+    for name, *_ in inputs:
+        if name not in fields() or not fields()[name].numeric:
+            raise ScenarioError("inputs", name, "is not a numeric scenario field", "fields of data/scenario_fields.csv")
+    if not isinstance(scenario, Scenario) or scenario.batch_size is not None:
         raise ScenarioError("scenario", "batch", "sensitivity takes a single scenario", "a single scenario")
     base = estimate(scenario) if base is None else base  # the caller's estimate of the same scenario
     spec = fields()

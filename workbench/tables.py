@@ -2,7 +2,7 @@
 (with the file, row and column of the first problem) rather than half-way through a command or a page."""
 from __future__ import annotations
 
-from . import catalog, data, ownership, presets, prices, scaling, scenario, uncertainty
+from . import catalog, data, mfu, ownership, presets, prices, scaling, scenario, uncertainty
 
 
 def check_all() -> None:
@@ -14,5 +14,6 @@ def check_all() -> None:
     ownership.hardware_prices()
     scaling.scaling_laws()
     data.published_runs()
+    mfu.run_table()
     uncertainty.distributions()
     presets.presets()

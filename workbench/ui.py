@@ -315,10 +315,14 @@ def parse_app_query(query: str):
             break
         except ScenarioError as error:
             errors.append(error.message(lang))
-            if error.field not in values:
+            # a catalog gap (no price or TDP for the GPU) is reported under a field the link may not hold:
+            # drop the link's own key that brought it in, and keep the rest of the scenario
+            culprit = error.field if error.field in values else next(
+                (k for k in ("gpu", "pricing", "provider", "precision") if k in values), None)
+            if culprit is None:
                 values = {}
                 break
-            values.pop(error.field)
+            values.pop(culprit)
     return values, options, errors
 
 

@@ -17,7 +17,7 @@ import pandas as pd
 
 from .data import DataFileError, cached, data_dir, read_table
 from .estimate import estimate, totals
-from .scenario import Scenario, fields
+from .scenario import Scenario, ScenarioError, fields
 
 PERCENTILES = (10, 50, 90)
 #: Inputs whose empty value the estimate resolves, and where the resolved value is found.
@@ -27,7 +27,7 @@ _RESOLVED = {"mfu": "mfu", "price_per_gpu_hour": "price_per_gpu_hour", "n_gpus":
 @cached
 def distributions() -> pd.DataFrame:
     """The sampled inputs and their distributions (``data/uncertainty.csv``)."""
-    numeric_fields = {name for name, f in fields().items() if f.numeric}
+    numeric_fields = {name for name, f in fields().items() if f.type == "float"}  # samples are not whole numbers
     table = read_table("uncertainty.csv", numeric=("low", "mode", "high", "sigma"),
                        required=("field", "distribution", "rationale"), key="field",
                        bounds={"low": (0, 100), "mode": (0, 100), "high": (0, 100), "sigma": (0, 5)},
@@ -70,8 +70,12 @@ def monte_carlo(scenario: Scenario | None = None, n: int = 100_000, seed: int | 
     """Sample ``n`` scenarios around ``scenario`` and evaluate them in one pass; ``seed`` makes it repeatable.
     ``base``: an estimate of ``scenario`` already at hand (saves computing it again)."""
     scenario = Scenario() if scenario is None else scenario
-    if not isinstance(n, (int, np.integer)) or not 1 <= n <= 10_000_000:
-        raise ValueError(f"n={n!r}: allowed: a whole number from 1 to 10,000,000")
+    if not isinstance(scenario, Scenario) or scenario.batch_size is not None:
+        raise ScenarioError("scenario", scenario, "is not a single Scenario", "a single workbench.Scenario")
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= 10_000_000:
+        raise ScenarioError("n", n, "is not a number of draws", "a whole number from 1 to 10,000,000")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+        raise ScenarioError("seed", seed, "is not a seed", "a whole number from 0, or None")
     base = estimate(scenario) if base is None else base
     rng = np.random.default_rng(seed)
     spec = fields()

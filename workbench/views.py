@@ -12,7 +12,7 @@ import pandas as pd
 from . import budget, scaling
 from .estimate import CATEGORIES, STAGE_GROUPS, STAGES, Estimate, estimate
 from .i18n import t
-from .scenario import Scenario, fields
+from .scenario import Scenario, ScenarioError, fields
 
 
 def rate(est: Estimate, currency: str) -> float:
@@ -76,6 +76,12 @@ def size_curve(scenario: Scenario, points: int = 25, span: float = 30.0) -> pd.D
     Sizes run from params/span to params*span within the field's range; a mixture-of-experts keeps its
     ratio of active to total parameters, so its smallest size keeps active parameters in their range too.
     """
+    if scenario.batch_size is not None:
+        raise ScenarioError("scenario", "batch", "the size curve takes a single scenario", "a single scenario")
+    if isinstance(points, bool) or not isinstance(points, (int, np.integer)) or not 2 <= points <= 10_000:
+        raise ScenarioError("points", points, "is not a number of points", "a whole number from 2 to 10,000")
+    if not isinstance(span, (int, float)) or isinstance(span, bool) or not 1 < span <= 1e6:
+        raise ScenarioError("span", span, "is not a size span", "a factor above 1, at most 1e6")
     spec = fields()
     active_ratio = 1.0 if scenario.active_params is None else scenario.active_params / scenario.params
     lo = max(spec["params"].min, spec["active_params"].min / active_ratio, scenario.params / span)
