@@ -421,3 +421,25 @@ def test_the_405b_preset_matches_its_published_run():
     from workbench.presets import preset
     est = estimate(preset("llama31-405b"))
     assert est.gpu_hours == pytest.approx(30.84e6, rel=0.06) and not est.warnings
+
+
+@pytest.mark.parametrize("text", ["1e3k", "٧", "7e9B", "１"])
+def test_numbers_are_ascii_with_an_exponent_or_a_suffix(text):
+    with pytest.raises(ScenarioError, match="is not a number"):
+        Scenario(params=text)
+
+
+def test_a_key_given_twice_in_a_file_is_refused_as_in_a_link():
+    with pytest.raises(ScenarioError, match="^params='1B': is given twice in the file"):
+        Scenario.from_json('{"params": "70B", "params": "1B"}')
+
+
+def test_over_budget_is_a_warning():
+    est = estimate(Scenario(budget_usd=1e6))
+    assert "over the budget of 1,000,000 USD by 738,139 USD (74%)" in " ".join(est.warnings)
+    assert not [w for w in estimate(Scenario(budget_usd=2e6)).warnings if "budget" in w]
+
+
+def test_a_model_that_never_fits_says_so_in_its_defaults():
+    est = estimate(Scenario(params=1e13, zero_stage=0, tensor_parallel=1))
+    assert "inf" not in est.defaults_used["n_gpus"] and "fits at no GPU count" in est.defaults_used["n_gpus"]

@@ -479,8 +479,9 @@ def _defaults_used(scenario: Scenario, figures: dict) -> dict[str, str]:
                                                      f"serving_mfu {scenario.serving_mfu:g} / (2 x active parameters)")
     if scenario.n_gpus is None:
         used["n_gpus"] = (f"{figures['n_gpus']:.0f}: enough whole {scenario.gpus_per_node}-GPU nodes to finish in "
-                          f"target_days={scenario.target_days:g} (memory needs at least "
-                          f"{figures['min_gpus_to_fit']:.0f})")
+                          f"target_days={scenario.target_days:g} ("
+                          + (f"memory needs at least {figures['min_gpus_to_fit']:.0f})"
+                             if np.isfinite(figures["min_gpus_to_fit"]) else "the model fits at no GPU count: see the warning)"))
     if scenario.d_model is None or scenario.n_layers is None:
         used["architecture"] = (f"d_model={figures['d_model']:.0f}, n_layers={figures['n_layers']:.0f}: derived from "
                                 f"{figures['active_params']:.3g} active parameters (N = 12·L·h², h = 128·L)")
@@ -503,6 +504,10 @@ def _warnings(scenario: Scenario, figures: dict) -> list[str]:
     elif figures["n_gpus"] < figures["min_gpus_to_fit"]:
         out.append(f"n_gpus={figures['n_gpus']:.0f} is below the {figures['min_gpus_to_fit']:.0f} GPUs that fit "
                    f"the model states and activations in {scenario.gpu} memory")
+    if scenario.budget_usd is not None and figures["total_cost_usd"] > scenario.budget_usd:
+        over = figures["total_cost_usd"] - scenario.budget_usd
+        out.append(f"the plan's total of {figures['total_cost_usd']:,.0f} USD is over the budget of "
+                   f"{scenario.budget_usd:,.0f} USD by {over:,.0f} USD ({over / scenario.budget_usd:.0%})")
     note = scaling.optimality_warning(figures["active_params"], scenario.tokens, scenario.scaling_law)
     if note:
         out.append(note)
@@ -562,4 +567,4 @@ def estimate(scenario: Scenario | None = None, **changes) -> Estimate:
                     lines=_lines_frame(lines, shape),
                     details={k: v for k, v in figures.items() if k not in headline},
                     defaults_used=_defaults_used(scenario, figures) if single else {},
-                    warnings=_warnings(scenario, figures) if single else [])
+                    warnings=_warnings(scenario, {**figures, "total_cost_usd": _scalar(total)}) if single else [])

@@ -75,7 +75,7 @@ PROBLEMS_ZH = {
     "is empty": "为空", "contains control or unassigned characters": "含有控制字符或未分配的字符",
     "is not one of the allowed values": "不是允许的取值", "is not a list of numbers": "不是数字列表",
     "must be a scalar or a non-empty 1-d array": "必须是单个值或非空的一维数组",
-    "is given twice in the URL": "在链接中出现了两次",
+    "is given twice in the URL": "在链接中出现了两次", "is given twice in the file": "在文件中出现了两次",
     "is not supported by this version of the workbench": "本版本不支持",
     "is not a JSON object": "不是 JSON 对象", "is nested too deeply": "嵌套层数过多",
     "holds several values; this loads one scenario": "包含多个取值；此处只能载入一个方案",

@@ -241,7 +241,8 @@ def fields_or_none() -> dict[str, Field] | None:
 
 
 _SUFFIXES = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12, "p": 1e15}
-_QUANTITY = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?)\s*([kmbgtp]?)\s*$", re.IGNORECASE)
+# ASCII digits only (Python's \d also takes Arabic-Indic and other digits); an exponent or a suffix, not both
+_QUANTITY = re.compile(r"^\s*([-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+))(?:(e[-+]?[0-9]+)|\s*([kmbgtp]?))\s*$", re.IGNORECASE)
 #: Why a comma is refused: "1,5T" is 1.5T in much of Europe and 15T with the comma read as a separator.
 COMMA_HINT = "write decimals with a point and no thousands separators (1.5T, 7500000 or 7.5M)"
 
@@ -258,7 +259,9 @@ def parse_quantity(text: str) -> float:
     match = _QUANTITY.match(text.replace("_", ""))
     if not match:
         raise ValueError(f"{text!r} is not a number")
-    return float(match.group(1)) * _SUFFIXES[match.group(2).lower()]
+    if match.group(2):
+        return float(match.group(1) + match.group(2))
+    return float(match.group(1)) * _SUFFIXES[(match.group(3) or "").lower()]
 
 
 _SCALAR_TYPES = (str, int, float, bool, np.number, np.bool_, np.str_)
@@ -498,9 +501,11 @@ class Scenario:
             raise ScenarioError("scenario", text, f"is {len(text):,} characters long",
                                 f"a JSON object of at most {MAX_JSON_CHARS:,} characters")
         try:
-            data = json.loads(text)
+            data = json.loads(text, object_pairs_hook=_refuse_duplicate_keys)
         except RecursionError:
             raise ScenarioError("scenario", text, "is nested too deeply", "a JSON object of field: value") from None
+        except ScenarioError:
+            raise
         except ValueError as error:
             raise ScenarioError("scenario", text, f"is not valid JSON ({error})", "a JSON object") from None
         return cls.from_dict(data, single=single)
@@ -565,6 +570,16 @@ def query_fields(query: str, ignore=()) -> tuple[dict[str, object], list[Scenari
         except ScenarioError as error:
             errors.append(error)
     return values, errors
+
+
+def _refuse_duplicate_keys(pairs):
+    """A JSON object as a dict; a key given twice is refused, as in a URL (the last would win silently)."""
+    seen = {}
+    for key, value in pairs:
+        if key in seen:
+            raise ScenarioError(key, value, "is given twice in the file", "one value per field", "每个字段只给一次")
+        seen[key] = value
+    return seen
 
 
 def _compact(x: float) -> str:
