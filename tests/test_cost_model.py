@@ -193,20 +193,40 @@ def test_preference_compute_hand_checked(default):
 
 
 def test_serving_hand_checked():
-    est = estimate(serving_months=12)
-    # 7B on H100 at 10 % MFU: 989e12 x 0.1 / 1.4e10 = 7,064 tokens/s per GPU
-    throughput = 989e12 * 0.1 / 1.4e10
-    assert est.details["serving_tokens_per_second_per_gpu"] == pytest.approx(throughput)
-    # peak: 1e6 requests x 1,300 tokens / 86,400 s x 3 = 45,139 tokens/s -> 6.39 -> 7 one-GPU replicas
-    assert est.details["serving_gpus"] == 7
+    """7B (d 4096, 32 layers, 8 KV heads) on one H100 per replica, prefill disaggregated, worked by hand."""
+    s = Scenario(serving_months=12, d_model=4096, n_layers=32, n_kv_heads=8, serving_tensor_parallel=1,
+                 serving_prefill="disaggregated")
+    est = estimate(s)
+    d = est.details
+    kv_token = 2 * 32 * 8 * 128 * 2                      # 131,072 bytes per token of context
+    kv_sequence = kv_token * (1000 + 300 / 2)           # mean context 1,150 tokens
+    bandwidth, flops = 3.35e12 * 0.6, 989e12 * 0.5      # achieved bytes/s and FLOP/s
+    # KV room (80 GiB x 0.9 - 14 GB) / 150.7 MB = 420; latency (50 ms - 14 GB / 2.01 TB/s) / 0.075 ms = 573;
+    # the scheduler's 256 binds
+    assert (80 * 2**30 * 0.9 - 14e9) / kv_sequence == pytest.approx(420.1, abs=0.1)
+    assert d["serving_batch"] == 256 and d["serving_batch_limit"] == "max batch"
+    step = (14e9 + 256 * kv_sequence) / bandwidth       # memory-bound: 26.16 ms > compute 7.56 ms
+    assert d["serving_tpot_ms"] == pytest.approx(step * 1000) and step == pytest.approx(0.02616, abs=1e-5)
+    prefill = (2 * 7e9 * 1000 + 2 * 32 * 4096 * 1000**2) / flops  # 28.84 ms
+    assert d["serving_ttft_s"] == pytest.approx(prefill)
+    request = prefill + 300 * step / 256                # 59.5 ms of a replica per request
+    assert d["serving_tokens_per_second_per_gpu"] == pytest.approx(1300 / request)
+    # peak 1e6 / 86,400 x 3 = 34.7 requests/s over 16.8 per replica -> 3 replicas of one GPU
+    assert d["serving_gpus"] == 3
     price = 3.99
-    assert est.details["serving_cost_per_month_usd"] == pytest.approx(7 * 730.5 * price)
-    per_million = 7 * 730.5 * price / (1e6 * 1300 * 30.4375 / 1e6)
-    assert est.details["serving_cost_per_million_tokens_usd"] == pytest.approx(per_million)
-    assert line(est, "inference", "serving GPUs")["cost_usd"] == pytest.approx(7 * 730.5 * 12 * price)
-    # a 405B model needs several GPUs per replica: 2 x 405e9 / (80e9 x 0.9 x 0.5) = 22.5 -> 32
-    assert serving.gpus_per_replica(405e9, 80e9) == 32
-    assert estimate(serving_months=12).totals("group")["inference"] > 0
+    assert d["serving_cost_per_month_usd"] == pytest.approx(3 * 730.5 * price)
+    month = 3 * 730.5 * price
+    assert d["serving_cost_per_million_input_tokens_usd"] == pytest.approx(
+        month * prefill / request / (1e6 * 30.4375 * 1000 / 1e6))
+    assert d["serving_cost_per_million_output_tokens_usd"] == pytest.approx(
+        month * (1 - prefill / request) / (1e6 * 30.4375 * 300 / 1e6))
+    assert line(est, "inference", "serving replicas (base)")["cost_usd"] == pytest.approx(3 * 730.5 * 12 * price)
+    assert line(est, "inference", "serving replicas (autoscaled)")["cost_usd"] == 0
+    # egress: 1e6 x 300 tokens x 30.4375 days x 4 bytes x 12 months at 0.09 USD/GB
+    assert line(est, "inference", "response egress")["cost_usd"] == pytest.approx(1e6 * 300 * 30.4375 * 4 / 1e9 * 12 * 0.09)
+    # request logs: 1,300 tokens x 4 bytes per request, kept 90 days, every month of 12
+    assert line(est, "inference", "request logs")["quantity"] == pytest.approx(
+        1e6 * 1300 * 30.4375 * 4 / 1e9 * 90 / 30.4375 * 12)
 
 
 def test_stage_totals_and_split(default):

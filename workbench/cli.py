@@ -4,6 +4,7 @@
     workbench sensitivity [same options as estimate] [--json]
     workbench link [same options as estimate] [--lang zh] [--repo OWNER/NAME]
     workbench gpus [--json]
+    workbench serve [scenario options] [--json]
     workbench validate [--json]
 
 Every scenario field is an option (``seq_len`` -> ``--seq-len``); options left out take the default
@@ -63,6 +64,10 @@ def build_parser() -> argparse.ArgumentParser:
     link.add_argument("--repo", help="GitHub owner/name for Binder (default: the package's Repository URL)")
     link.add_argument("--ref", default="main", help="branch, tag or commit for Binder (default: main)")
     link.add_argument("--base", default=links.LOCAL_APP, help=f"local app URL (default: {links.LOCAL_APP})")
+    serve = _add_scenario_options(commands.add_parser(
+        "serve", help="serving alone: tokens/s per GPU, batch, GPUs, USD per million input/output tokens "
+                      "(same options as estimate)"))
+    serve.add_argument("--json", action="store_true", help="print one JSON object")
     val = commands.add_parser("validate", help="compare with published training runs")
     val.add_argument("--json", action="store_true", help="print JSON")
     return parser
@@ -86,9 +91,11 @@ def _print_estimate(est) -> None:
                          + _known(d["cluster_mtbf_hours"], "(one every {:,.1f} h)", "(failure rate 0)") + "; "
                          + _known(d["checkpoint_interval_hours"] * 60, "checkpoint every {:,.0f} min",
                                   "no periodic checkpoint needed")),
-            ("Serving", f"{d['serving_gpus']:,.0f} GPUs, {d['serving_cost_per_month_usd']:,.0f} USD/month, "
-                        + _known(d["serving_cost_per_million_tokens_usd"], "{:,.3f} USD per million tokens",
-                                 "no tokens served") + f" (included for {s.serving_months:g} months)")]
+            ("Serving", _known(d["serving_gpus"], "{:,.1f} GPUs", "does not fit (see the warning)") + ", "
+                        + _known(d["serving_cost_per_month_usd"], "{:,.0f} USD/month", "-") + ", "
+                        + _known(d["serving_cost_per_million_input_tokens_usd"], "{:,.3f} USD per million input", "-")
+                        + " / " + _known(d["serving_cost_per_million_output_tokens_usd"], "{:,.3f} output tokens", "-")
+                        + f" (included for {s.serving_months:g} months; details: workbench serve)")]
     width = max(len(k) for k, _ in rows)
     for key, value in rows:
         print(f"  {key:<{width}}  {value}")
@@ -158,6 +165,46 @@ def _cmd_link(args) -> None:
     print(f"Local:   {links.local_url(scenario, args.base, **options)}")
 
 
+def _cmd_serve(args) -> None:
+    est = estimate(_scenario(args))
+    summary = est.serving_summary()
+    if args.json:
+        print(json.dumps(summary, indent=2, allow_nan=False, default=_json_default))
+        return
+    s, d = est.scenario, est.details
+
+    def usd(name, template="{:,.4f} USD"):
+        return _known(d[name], template, "-")
+
+    rows = [
+        ("Model", f"{s.params:.3g} parameters ({s.weight_precision} weights, {s.kv_cache_precision} KV cache) on {s.gpu}"),
+        ("Requests", f"{s.requests_per_day:,.0f}/day, {s.input_tokens_per_request:,.0f} input + "
+                     f"{s.output_tokens_per_request:,.0f} output tokens, peak {s.peak_to_average:g}x average, "
+                     f"{s.serving_provisioning} provisioning"),
+        ("Replica", _known(d["serving_replica_gpus"], "{:,.0f} GPUs", "-") + ", batch "
+                    + _known(d["serving_batch"], "{:,.0f}", "-") + f" (limited by {d['serving_batch_limit']})"),
+        ("Latency", _known(d["serving_tpot_ms"], "{:,.1f} ms per output token", "-") + ", "
+                    + _known(d["serving_ttft_s"], "{:,.3f} s prefill of a prompt", "-")),
+        ("Throughput", _known(d["serving_tokens_per_second_per_gpu"], "{:,.0f} tokens/s per GPU", "-") + " ("
+                       + _known(d["serving_output_tokens_per_second_per_gpu"], "{:,.0f} output", "-") + ") at full load"),
+        ("GPUs", _known(d["serving_gpus"], "{:,.1f} on average", "-") + ", "
+                 + _known(d["serving_gpus_peak"], "{:,.0f} at the peak", "-")
+                 + f", at {d['price_per_gpu_hour']:,.3f} USD/GPU-h"),
+        ("Input tokens", usd("serving_cost_per_million_input_tokens_usd", "{:,.4f} USD per million")),
+        ("Output tokens", usd("serving_cost_per_million_output_tokens_usd", "{:,.4f} USD per million")),
+        ("Blended", usd("serving_cost_per_million_tokens_usd", "{:,.4f} USD per million tokens")),
+        ("Per request", usd("serving_cost_per_request_usd", "{:,.6f} USD")),
+        ("Per month", usd("serving_cost_per_month_usd", "{:,.0f} USD of GPU time")),
+    ]
+    width = max(len(k) for k, _ in rows)
+    for key, value in rows:
+        print(f"  {key:<{width}}  {value}")
+    print("\nGPU cost only; egress, request logs, power and operations are lines of `workbench estimate "
+          "--serving-months N`.")
+    for warning in summary["warnings"]:
+        print(f"\nWarning: {warning}")
+
+
 def _cmd_estimate(args) -> None:
     est = estimate(_scenario(args))
     if args.json:
@@ -213,7 +260,7 @@ def main(argv=None) -> int:
         check_all()  # a bad data folder is refused first, with its file, row and column
         args = build_parser().parse_args(argv)
         {"estimate": _cmd_estimate, "sensitivity": _cmd_sensitivity, "link": _cmd_link, "gpus": _cmd_gpus,
-         "validate": _cmd_validate}[args.command](args)
+         "validate": _cmd_validate, "serve": _cmd_serve}[args.command](args)
     except (UsageError, ScenarioError, DataFileError, ValueError) as error:
         # one line whatever the user typed: control characters are shown escaped
         message = "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(error))

@@ -89,12 +89,60 @@ class Estimate:
         out["unavailable"] = unavailable
         return out
 
+    def serving_summary(self) -> dict:
+        """The serving figures alone (what ``workbench serve --json`` prints), JSON-safe like :meth:`to_dict`.
+
+        Per-token and per-request costs are GPU cost at the provisioned replicas (idle capacity of the traffic
+        shape included); egress and request logs are separate lines of ``estimate``.
+        """
+        if self.scenario.batch_size is not None:
+            raise ScenarioError("scenario", f"a batch of {self.scenario.batch_size}", "has no single serving summary",
+                                "a single scenario")
+        out = {name: self.details[name] for name in SERVING_FIGURES}
+        out = {k: (v.item() if isinstance(v, np.ndarray) and v.ndim == 0 else v) for k, v in out.items()}
+        out["monthly_lines"] = {
+            line.item: float(line.cost_usd / max(self.scenario.serving_months, 1e-300))
+            for line in self.lines[self.lines["stage"] == "inference"].itertuples()
+            if self.scenario.serving_months > 0}
+        out["warnings"] = [w for w in self.warnings if w.startswith("serving")]
+        out["scenario"] = self.scenario.to_dict()
+        unavailable: dict[str, str] = {}
+        out = _json_safe(out, "", unavailable, self.scenario)
+        out["unavailable"] = unavailable
+        return out
+
+
+_NO_REPLICA = ("the model does not fit in a serving replica (see warnings), or the GPU has no memory bandwidth on "
+               "record for the serving roofline")
+#: Figures of :meth:`Estimate.serving_summary`, in the order ``workbench serve`` prints them.
+SERVING_FIGURES = (
+    "serving_cost_per_million_input_tokens_usd", "serving_cost_per_million_output_tokens_usd",
+    "serving_cost_per_million_tokens_usd", "serving_cost_per_request_usd", "serving_cost_per_month_usd",
+    "serving_tokens_per_second_per_gpu", "serving_output_tokens_per_second_per_gpu", "serving_replica_gpus",
+    "serving_batch", "serving_batch_limit", "serving_tpot_ms", "serving_ttft_s", "serving_gpus", "serving_gpus_peak",
+    "serving_prefill_share", "serving_kv_bytes_per_token", "serving_weight_bytes", "serving_meets_targets",
+    "serving_fits", "price_per_gpu_hour")
+
 
 #: Why a figure can be missing (NaN or infinite) for a valid scenario, by its name in ``to_dict()``.
 UNAVAILABLE_REASONS = {
     "gpu_purchase_usd": "no purchase price on record for {gpu} (data/hardware_prices.csv); only self_hosted "
                         "pricing without a price per GPU-hour needs one",
     "serving_cost_per_million_tokens_usd": "no tokens are served (requests_per_day or tokens per request is 0)",
+    "serving_cost_per_million_input_tokens_usd": "no input tokens are served (requests_per_day or "
+                                                 "input_tokens_per_request is 0)",
+    "serving_cost_per_million_output_tokens_usd": "no output tokens are served (requests_per_day or "
+                                                  "output_tokens_per_request is 0)",
+    "serving_cost_per_request_usd": "no requests are served (requests_per_day is 0)",
+    "serving_tokens_per_second_per_gpu": "requests of no tokens; " + _NO_REPLICA,
+    "serving_output_tokens_per_second_per_gpu": _NO_REPLICA,
+    "serving_batch": _NO_REPLICA,
+    "serving_tpot_ms": _NO_REPLICA,
+    "serving_ttft_s": _NO_REPLICA,
+    "serving_prefill_share": _NO_REPLICA,
+    "serving_gpus": _NO_REPLICA,
+    "serving_gpus_peak": _NO_REPLICA,
+    "serving_cost_per_month_usd": _NO_REPLICA,
     "cluster_mtbf_hours": "no interruptions are expected (gpu_failure_rate_per_day is 0 and there are no spot "
                           "reclaims)",
     "checkpoint_interval_hours": "no interruptions are expected, so the Young/Daly interval is unbounded "
@@ -149,6 +197,7 @@ CATEGORIES = ("compute", "storage", "network", "annotation", "logging", "staff",
 STAGE_GROUPS = {"pretrain": "pretrain", "sft": "finetune", "preference": "finetune", "evaluation": "pretrain",
                 "inference": "inference"}
 _CLOUD_POWER = "0: electricity is included in the cloud GPU price (pricing is not self_hosted)"
+_NO_SERVING = "0: no serving horizon (serving_months = 0)"
 _CLOUD_OPS = "0: the cloud provider operates the hardware (pricing is not self_hosted)"
 
 
@@ -246,18 +295,45 @@ def _model(x: dict[str, np.ndarray]) -> tuple[dict[str, np.ndarray], list[Line]]
     training_days = sum(stage_days.values())
     staff_months = _fill(x["staff_months"], training_days / operations.DAYS_PER_MONTH)
 
-    # -- serving
-    throughput = _fill(x["serving_tokens_per_second_per_gpu"],
-                       serving.tokens_per_second_per_gpu(peak, x["serving_mfu"], active))
-    replica_gpus = serving.gpus_per_replica(x["params"], memory_bytes, x["usable_memory_fraction"])
+    # -- serving: a replica's roofline operating point, then replicas for the day's traffic
+    heads = np.maximum(1.0, np.round(d_model / compute.HEAD_DIM))
+    point = serving.plan(
+        params=x["params"], active_params=active, d_model=d_model, n_layers=n_layers,
+        n_kv_heads=_fill(x["n_kv_heads"], np.minimum(8.0, heads)), head_dim=compute.HEAD_DIM,
+        weight_precision=x["weight_precision"], kv_precision=x["kv_cache_precision"],
+        memory_bytes_per_gpu=memory_bytes, usable_memory_fraction=x["usable_memory_fraction"],
+        bandwidth_bytes_per_s_per_gpu=catalog.spec(x["gpu"], "mem_bandwidth_tbs").astype(float) * 1e12,
+        peak_flops_per_s_per_gpu=catalog.peak_flops_per_s(x["gpu"], _serving_precision(x["gpu"], x["weight_precision"])),
+        serving_mfu=x["serving_mfu"], serving_mbu=x["serving_mbu"], input_tokens=x["input_tokens_per_request"],
+        output_tokens=x["output_tokens_per_request"], prefix_cache_hit_rate=x["prefix_cache_hit_rate"],
+        tpot_target_s=x["tpot_target_ms"] / 1000.0, ttft_target_s=x["ttft_target_s"], max_batch=x["serving_max_batch"],
+        gpus_per_node=per_node, prefill_mode=x["serving_prefill"], replica_gpus=x["serving_tensor_parallel"],
+        tokens_per_second_per_gpu=x["serving_tokens_per_second_per_gpu"])
+    replica_gpus = point["replica_gpus"]
     tokens_per_request = x["input_tokens_per_request"] + x["output_tokens_per_request"]
-    serve_gpus = serving.serving_gpus(x["requests_per_day"], tokens_per_request, x["peak_to_average"], throughput,
-                                      replica_gpus, x["min_replicas"])
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        throughput = np.where(point["gpu_seconds_per_request"] > 0, tokens_per_request / point["gpu_seconds_per_request"], np.inf)
+        running, peak_replicas = serving.provisioned_replicas(
+            x["requests_per_day"], point["requests_per_second_per_replica"], x["peak_to_average"], x["min_replicas"],
+            x["serving_provisioning"] == "autoscaling")
+    # owned GPUs cost the same idle or busy: a self-hosted fleet is sized for the peak whatever the provisioning
+    autoscaled = (x["serving_provisioning"] == "autoscaling") & ~self_hosted
+    serve_gpus = np.where(autoscaled, running, peak_replicas) * replica_gpus
+    base_gpus = np.where(autoscaled, np.minimum(x["min_replicas"], peak_replicas), peak_replicas) * replica_gpus
     serve_month_usd = serve_gpus * serving.HOURS_PER_MONTH * price
-    month_tokens = serving.tokens_per_month(x["requests_per_day"], tokens_per_request)
+    month_requests = x["requests_per_day"] * serving.DAYS_PER_MONTH
+    month_in = month_requests * x["input_tokens_per_request"]
+    month_out = month_requests * x["output_tokens_per_request"]
+    month_tokens = month_in + month_out
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         usd_per_million = np.where(month_tokens > 0, serve_month_usd / (month_tokens / 1e6), np.nan)
-    serve_hours = serve_gpus * serving.HOURS_PER_MONTH * x["serving_months"]
+        usd_per_million_in = np.where(month_in > 0, serve_month_usd * point["prefill_share"] / (month_in / 1e6), np.nan)
+        usd_per_million_out = np.where(month_out > 0, serve_month_usd * (1 - point["prefill_share"]) / (month_out / 1e6),
+                                       np.nan)
+        usd_per_request = np.where(month_requests > 0, serve_month_usd / month_requests, np.nan)
+    serving_on = x["serving_months"] > 0
+    serve_hours = np.where(serving_on, serve_gpus * serving.HOURS_PER_MONTH * x["serving_months"], 0.0)
+    base_hours = np.where(serving_on, base_gpus * serving.HOURS_PER_MONTH * x["serving_months"], 0.0)
 
     # -- lines
     dataset = storage.dataset_bytes(x["tokens"], x["bytes_per_token"])
@@ -362,13 +438,36 @@ def _model(x: dict[str, np.ndarray]) -> tuple[dict[str, np.ndarray], list[Line]]
     compute_line("evaluation", "benchmark runs", eval_hours, "2·N × eval_tokens_per_checkpoint × eval_checkpoints / (peak × MFU)")
     training_overheads("evaluation", eval_hours)
     # serving
-    lines.append(Line("inference", "compute", "serving GPUs", serve_hours, "GPU-h", price, cost_type,
-                      "serving GPUs x 730.5 h x serving_months; GPUs = peak tokens/s / (tokens/s/GPU), whole replicas",
-                      np.where(x["serving_months"] > 0, price_source, "0: no serving horizon (serving_months = 0)")))
+    serving_source = np.where(serving_on, price_source, _NO_SERVING)
+    lines.append(Line("inference", "compute", "serving replicas (base)", base_hours, "GPU-h", price, "fixed",
+                      "replicas always running (fixed provisioning: the peak's; autoscaling: min_replicas) x GPUs per "
+                      "replica x 730.5 h x serving_months; replica throughput from the prefill/decode roofline",
+                      serving_source))
+    lines.append(Line("inference", "compute", "serving replicas (autoscaled)", serve_hours - base_hours, "GPU-h", price,
+                      np.where(self_hosted, "fixed", "elastic"), "(average replicas over the daily traffic curve - min_replicas) x GPUs per replica x "
+                      "730.5 h x serving_months",
+                      np.where(autoscaled, serving_source,
+                               np.where(self_hosted, "0: owned GPUs cost the same idle or busy; the fleet is sized for "
+                                                     "the peak (self_hosted)",
+                                        "0: fixed provisioning runs the peak's replicas all day "
+                                        "(serving_provisioning = fixed)"))))
+    lines.append(Line("inference", "network", "response egress",
+                      np.where(serving_on, month_out * x["egress_bytes_per_output_token"] / 1e9 * x["serving_months"], 0.0),
+                      "GB", x["egress_usd_per_gb"], "elastic", "output tokens/month x egress_bytes_per_output_token x "
+                      "serving_months",
+                      np.where(serving_on, "commonly used internet egress rate, unverified (shared/reference/prices.md)",
+                               _NO_SERVING)))
+    lines.append(Line("inference", "logging", "request logs",
+                      np.where(serving_on, month_tokens * x["bytes_per_token"] * x["request_log_sampling"] / 1e9
+                               * x["log_retention_days"] / serving.DAYS_PER_MONTH * x["serving_months"], 0.0),
+                      "GB-month", x["log_usd_per_gb_month"], "elastic", "tokens/month x bytes_per_token x "
+                      "request_log_sampling, kept log_retention_days, x serving_months",
+                      np.where(serving_on, "log_usd_per_gb_month", _NO_SERVING)))
     lines.append(Line("inference", "power", "electricity", serve_hours * kwh_per_gpu_hour, "kWh", power_price, "elastic",
                       "GPU-h x TDP x server factor x utilisation x PUE", power_source))
     lines.append(Line("inference", "staff", "data-centre operations",
-                      operations.fte_months(np.where(self_hosted, serve_gpus / 1000.0 * x["ops_fte_per_1000_gpus"], 0.0),
+                      operations.fte_months(np.where(self_hosted & serving_on,
+                                                     serve_gpus / 1000.0 * x["ops_fte_per_1000_gpus"], 0.0),
                                             x["serving_months"]),
                       "FTE-month", x["staff_usd_per_month"], "fixed", "ops FTE x serving_months", ops_source))
     # redundancy: a visible contingency on each stage
@@ -396,8 +495,19 @@ def _model(x: dict[str, np.ndarray]) -> tuple[dict[str, np.ndarray], list[Line]]
         "pretrain_days_with_overheads": stage_days["pretrain"], "training_days_total": training_days,
         "sft_gpu_hours": sft_hours, "preference_gpu_hours": stage_compute["preference"], "evaluation_gpu_hours": eval_hours,
         "staff_months": staff_months, "reward_model_params": rm_params, "gpu_purchase_usd": purchase,
-        "serving_gpus": serve_gpus, "serving_tokens_per_second_per_gpu": throughput,
+        "serving_gpus": serve_gpus, "serving_gpus_peak": peak_replicas * replica_gpus,
+        "serving_replica_gpus": replica_gpus, "serving_batch": point["batch"], "serving_batch_limit": point["batch_limit"],
+        "serving_tpot_ms": point["tpot_s"] * 1000.0, "serving_ttft_s": point["ttft_s"],
+        "serving_meets_targets": point["meets_targets"], "serving_fits": point["fits"],
+        "serving_kv_bytes_per_token": point["kv_bytes_per_token"], "serving_weight_bytes": point["weight_bytes"],
+        "serving_tokens_per_second_per_gpu": throughput,
+        "serving_output_tokens_per_second_per_gpu": np.where(
+            tokens_per_request > 0, throughput * x["output_tokens_per_request"] / np.where(tokens_per_request > 0, tokens_per_request, 1.0), 0.0),
+        "serving_prefill_share": point["prefill_share"],
         "serving_cost_per_month_usd": serve_month_usd, "serving_cost_per_million_tokens_usd": usd_per_million,
+        "serving_cost_per_million_input_tokens_usd": usd_per_million_in,
+        "serving_cost_per_million_output_tokens_usd": usd_per_million_out,
+        "serving_cost_per_request_usd": usd_per_request,
         "cny_per_usd": x["cny_per_usd"], "n_gpus_wanted": wanted,
     }
     return figures, lines
@@ -412,6 +522,13 @@ def _scaling_figures(active, tokens, law):
         n_opt[where], d_opt[where] = scaling.compute_optimal(6.0 * active[where] * tokens[where], name)
         loss[where] = scaling.loss(active[where], tokens[where], name)
     return n_opt, d_opt, loss
+
+
+def _serving_precision(gpu, weight_precision):
+    """Compute format of serving: fp8 weights run fp8 matmuls where the GPU has them, everything else bf16 (fp16
+    where there is no bf16)."""
+    fp8 = (np.asarray(weight_precision, dtype=object) == "fp8") & ~np.isnan(catalog.peak_flops_per_s(gpu, "fp8"))
+    return np.where(fp8, "fp8", mfu.training_precision(gpu))
 
 
 def _hardware_price(gpu: np.ndarray) -> np.ndarray:
@@ -474,9 +591,17 @@ def _defaults_used(scenario: Scenario, figures: dict) -> dict[str, str]:
                                              f"{figures['cluster_mtbf_hours']:.3g} h cluster MTBF)")
     if scenario.staff_months is None:
         used["staff_months"] = f"{figures['staff_months']:.2f}: the training stages' wall-clock time"
-    if scenario.serving_tokens_per_second_per_gpu is None:
-        used["serving_tokens_per_second_per_gpu"] = (f"{figures['serving_tokens_per_second_per_gpu']:,.0f}: peak x "
-                                                     f"serving_mfu {scenario.serving_mfu:g} / (2 x active parameters)")
+    if scenario.serving_tokens_per_second_per_gpu is None and np.isfinite(figures["serving_tokens_per_second_per_gpu"]):
+        used["serving_tokens_per_second_per_gpu"] = (
+            f"{figures['serving_tokens_per_second_per_gpu']:,.0f}: roofline at batch {figures['serving_batch']:.0f} "
+            f"(limited by {figures['serving_batch_limit']}) on {figures['serving_replica_gpus']:.0f}-GPU replicas: prefill "
+            f"at serving_mfu {scenario.serving_mfu:g}, decode at serving_mbu {scenario.serving_mbu:g} of "
+            f"{scenario.gpu}'s bandwidth, {figures['serving_tpot_ms']:.1f} ms per output token")
+    if scenario.serving_tensor_parallel is None and np.isfinite(figures["serving_replica_gpus"]):
+        used["serving_tensor_parallel"] = (f"{figures['serving_replica_gpus']:.0f}: the replica size with the fewest "
+                                           "GPU-seconds per request that holds the model and meets the latency targets")
+    if scenario.n_kv_heads is None:
+        used["n_kv_heads"] = f"{min(8, max(1, round(figures['d_model'] / 128)))}: grouped-query attention as in Llama 3"
     if scenario.n_gpus is None:
         used["n_gpus"] = (f"{figures['n_gpus']:.0f}: enough whole {scenario.gpus_per_node}-GPU nodes to finish in "
                           f"target_days={scenario.target_days:g} ("
@@ -504,6 +629,17 @@ def _warnings(scenario: Scenario, figures: dict) -> list[str]:
     elif figures["n_gpus"] < figures["min_gpus_to_fit"]:
         out.append(f"n_gpus={figures['n_gpus']:.0f} is below the {figures['min_gpus_to_fit']:.0f} GPUs that fit "
                    f"the model states and activations in {scenario.gpu} memory")
+    if not figures["serving_fits"]:
+        out.append(f"serving: the weights ({figures['serving_weight_bytes'] / 1e9:,.0f} GB in {scenario.weight_precision}) "
+                   f"and one request's KV cache do not fit in the replica"
+                   + (f" of serving_tensor_parallel={scenario.serving_tensor_parallel} GPUs"
+                      if scenario.serving_tensor_parallel is not None else "")
+                   + "; give more GPUs per replica, a lower weight or KV-cache precision, or shorter requests")
+    elif not figures["serving_meets_targets"] and np.isfinite(figures["serving_tpot_ms"]):
+        ttft = (f" and time to first token {scenario.ttft_target_s:g} s" if scenario.ttft_target_s is not None else "")
+        out.append(f"serving: no replica size meets the time per output token of {scenario.tpot_target_ms:g} ms{ttft}; "
+                   f"the fastest replica ({figures['serving_replica_gpus']:.0f} GPUs) takes "
+                   f"{figures['serving_tpot_ms']:.1f} ms per token and {figures['serving_ttft_s']:.2f} s to the first token")
     if scenario.budget_usd is not None and figures["total_cost_usd"] > scenario.budget_usd:
         over = figures["total_cost_usd"] - scenario.budget_usd
         out.append(f"the plan's total of {figures['total_cost_usd']:,.0f} USD is over the budget of "

@@ -21,7 +21,7 @@ def scaling_laws() -> dict[str, dict[str, float]]:
     """Named fits: {name: {E, A, B, alpha, beta, source}}."""
     table = read_table("scaling_laws.csv", numeric=("E", "A", "B", "alpha", "beta"),
                        required=("name", "E", "A", "B", "alpha", "beta", "source"), key="name",
-                       bounds={"E": (0, 100), "A": (0, 1e12), "B": (0, 1e12), "alpha": (0, 5), "beta": (0, 5)})
+                       bounds={"E": (0, 10), "A": (1, 1e6), "B": (1, 1e6), "alpha": (0.05, 1), "beta": (0.05, 1)})
     return {row["name"]: row for row in table.to_dict("records")}
 
 

@@ -135,21 +135,26 @@ FIELD_TYPES = ("float", "int", "choice", "gpu", "provider", "text", "percents")
 ENGINE_CHOICES = {"precision": ("bf16", "fp16", "fp8"),
                   "pricing": ("on_demand", "reserved_1y", "reserved_3y", "spot", "self_hosted"),
                   "recompute": ("none", "selective", "full"), "gradient_precision": ("bf16", "fp32"),
-                  "attention_kernel": ("flash", "standard")}
+                  "attention_kernel": ("flash", "standard"),
+                  "weight_precision": ("bf16", "fp16", "fp8", "int8", "int4"),
+                  "kv_cache_precision": ("bf16", "fp16", "fp8", "int8", "int4"),
+                  "serving_prefill": ("interleaved", "disaggregated"), "serving_provisioning": ("fixed", "autoscaling")}
 #: Largest value the formulas give a meaning to (a ZeRO stage 4 or an MFU above 1 does not exist).
 ENGINE_MAX = {"zero_stage": 3, "mfu": 1, "rollout_mfu": 1, "serving_mfu": 1, "usable_memory_fraction": 1,
-              "power_utilisation": 1, "sft_trainable_fraction": 1, "log_sampling_ratio": 1, "annotation_qa_share": 1}
+              "power_utilisation": 1, "sft_trainable_fraction": 1, "log_sampling_ratio": 1, "annotation_qa_share": 1,
+              "serving_mbu": 1, "prefix_cache_hit_rate": 1, "request_log_sampling": 1}
 #: Fields the formulas divide by or take logarithms of: their minimum must stay above zero.
 POSITIVE_FIELDS = frozenset((
     "active_params", "budget_usd", "bytes_per_token", "checkpoint_bytes_per_param", "checkpoint_interval_hours",
     "checkpoint_write_gb_per_s_per_gpu", "cny_per_usd", "d_model", "gpu_purchase_usd", "gpus_per_node", "mfu",
-    "micro_batch_size", "min_replicas", "n_gpus", "n_layers", "params", "peak_to_average", "pipeline_parallel",
+    "micro_batch_size", "min_replicas", "n_gpus", "n_kv_heads", "n_layers", "params", "peak_to_average", "pipeline_parallel",
     "power_utilisation", "preference_tokens_per_pair", "pue", "redundancy_factor", "reward_model_params",
     "rl_samples_per_prompt", "rl_tokens_per_sample", "rollout_mfu", "seq_len", "server_power_factor", "serving_mfu",
+    "serving_mbu", "serving_max_batch", "serving_tensor_parallel", "tpot_target_ms", "ttft_target_s",
     "serving_tokens_per_second_per_gpu", "sft_tokens_per_example", "sft_trainable_fraction", "target_days",
     "tensor_parallel", "tokens", "usable_memory_fraction", "useful_life_years"))
 FIELD_NAMES = (
-    "name", "params", "active_params", "tokens", "seq_len", "d_model", "n_layers", "gpu", "precision", "n_gpus",
+    "name", "params", "active_params", "tokens", "seq_len", "d_model", "n_layers", "n_kv_heads", "gpu", "precision", "n_gpus",
     "target_days", "gpus_per_node", "mfu", "pricing", "provider", "price_per_gpu_hour", "recompute",
     "zero_stage", "tensor_parallel", "pipeline_parallel", "gradient_precision", "attention_kernel", "micro_batch_size", "usable_memory_fraction", "scaling_law",
     "host_overhead_fraction", "sft_examples", "sft_tokens_per_example", "sft_epochs", "sft_trainable_fraction",
@@ -157,7 +162,9 @@ FIELD_NAMES = (
     "rl_prompts", "rl_samples_per_prompt", "rl_tokens_per_sample", "rollout_mfu", "eval_checkpoints",
     "eval_tokens_per_checkpoint", "serving_months", "requests_per_day", "input_tokens_per_request",
     "output_tokens_per_request", "peak_to_average", "min_replicas", "serving_tokens_per_second_per_gpu",
-    "serving_mfu", "bytes_per_token", "dataset_copies", "checkpoint_bytes_per_param", "checkpoints_kept_hot",
+    "serving_mfu", "weight_precision", "kv_cache_precision", "serving_mbu", "tpot_target_ms", "ttft_target_s",
+    "serving_max_batch", "serving_tensor_parallel", "serving_prefill", "prefix_cache_hit_rate", "serving_provisioning",
+    "egress_bytes_per_output_token", "request_log_sampling", "bytes_per_token", "dataset_copies", "checkpoint_bytes_per_param", "checkpoints_kept_hot",
     "checkpoints_kept_object", "retention_months", "archive_months", "hot_storage_usd_per_gb_month",
     "object_storage_usd_per_gb_month", "archive_storage_usd_per_gb_month", "ingest_usd_per_gb",
     "cross_region_usd_per_gb", "cross_region_copies", "egress_usd_per_gb", "model_downloads",
@@ -635,6 +642,15 @@ def _check_combination(v: dict):
                 raise ScenarioError("gpu", g, "the catalog has no FLOPS figure for this accelerator",
                                     "a GPU with a published peak (see `workbench gpus`)")
             raise ScenarioError("precision", p, f"{g} has no {p} peak in the catalog", ", ".join(have))
+    if v["serving_tokens_per_second_per_gpu"] is None:
+        serving_gpus = set(np.broadcast_arrays(gpu, np.asarray(v["serving_months"], dtype=float))[0][
+            np.broadcast_to(np.asarray(v["serving_months"], dtype=float) > 0, gpu.shape)].ravel())
+        for g in serving_gpus:
+            if math.isnan(catalog.spec(g, "mem_bandwidth_tbs")):
+                raise ScenarioError("serving_tokens_per_second_per_gpu", None,
+                                    f"{g} has no memory bandwidth in the catalog for the serving roofline",
+                                    "a throughput per GPU for this accelerator, or a GPU with a published bandwidth",
+                                    "为该加速器填写单卡吞吐，或选择有公开带宽数据的 GPU")
     gpu, mode, provider = np.broadcast_arrays(gpu, np.asarray(v["pricing"], dtype=object),
                                               np.asarray(v["provider"], dtype=object))
     for key in {tuple(k) for k in zip(gpu.ravel(), mode.ravel(), provider.ravel())}:

@@ -1,7 +1,31 @@
-"""Serving: GPUs needed for a traffic level, cost per month and per million tokens.
+"""Serving: a roofline for prompt (prefill) and generated (decode) tokens, replicas, and a day's traffic.
 
-Capacity is sized for the peak: average tokens per second x peak-to-average ratio, divided by what one
-GPU serves, rounded up to whole replicas and never below the minimum replica count.
+*Prefill* processes a prompt's tokens in parallel and is bound by compute: 2 N FLOP per token plus causal
+attention over the prompt, at ``serving_mfu`` of the replica's peak. *Decode* makes one token per sequence
+per step and is bound by memory bandwidth: every step reads the weights once for the whole batch and each
+sequence's KV cache, at ``serving_mbu`` of the replica's bandwidth (Pope et al. 2022, "Efficiently Scaling
+Transformer Inference", arXiv:2211.05102, Sec. 2-3). A larger batch shares the weight read, so the cost
+of a generated token falls with the batch until one of three limits binds: the memory left for the KV cache
+after the weights (paged, so a sequence holds its current context; Kwon et al. 2023, vLLM, arXiv:2309.06180),
+the time-per-output-token target (a step may take at most that long), or the scheduler's maximum batch.
+
+A replica is a group of GPUs holding one copy of the weights: tensor parallel within a node (a power of two up to
+``gpus_per_node``, or the whole node), or, for a model that does not fit in one node, the fewest whole nodes that
+hold it. Its bandwidth and FLOP/s are its GPUs' sum; tensor-parallel communication is not charged (within
+NVLink a few per cent of a step; optimistic across nodes). Unless it is given, the replica size is the candidate
+with the fewest GPU-seconds per request that holds the weights and one whole sequence's KV cache and meets the
+latency targets; if none meets them, the fastest that fits (``meets_targets`` is then false).
+
+With ``prefill_mode`` ``interleaved`` (continuous batching with chunked prefill, vLLM's default) the prompts of
+arriving requests run between decode steps and lengthen the time per output token, so a long prompt shrinks the
+batch that meets the target; ``disaggregated`` runs prefill on other replicas of the same size (Zhong et al.
+2024, DistServe, arXiv:2401.09670; Patel et al. 2024, Splitwise, arXiv:2311.18677), and the decode batch is
+limited by memory, its step time and the scheduler only.
+
+Replica time per request = prefill time + output tokens x step time / batch. Its prefill share prices input
+tokens, the rest output tokens. Traffic over a day follows a smooth daily curve with the given peak-to-average
+ratio (:func:`daily_profile`); fixed provisioning runs the peak's replicas all day, autoscaling follows the
+curve in 5-minute steps between ``min_replicas`` and the peak.
 """
 from __future__ import annotations
 
@@ -9,30 +33,223 @@ import numpy as np
 
 HOURS_PER_MONTH = 8766.0 / 12  # 730.5
 DAYS_PER_MONTH = 365.25 / 12
-#: Share of usable memory the bf16 weights may take; the rest holds the KV cache and activations
-#: (vLLM's default preallocates the remainder as KV cache; Kwon et al. 2023, arXiv:2309.06180).
-WEIGHT_MEMORY_SHARE = 0.5
+#: Bytes per weight or KV-cache element by storage precision.
+PRECISION_BYTES = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5}
+#: Tensor-parallel sizes considered within a node when ``serving_tensor_parallel`` is empty [GPU].
+REPLICA_SIZES = tuple(2 ** k for k in range(13))  # 1 ... 4096, those above gpus_per_node left out
+#: Samples of the daily traffic curve: 5-minute steps, the granularity of a typical autoscaler.
+PROFILE_STEPS = 288
 
 
-def tokens_per_second_per_gpu(peak_flops_per_s, serving_mfu, active_params):
-    """Compute-bound serving throughput [token/s/GPU]: peak x MFU / (2 N) (2 N FLOP per token forward)."""
-    return np.asarray(peak_flops_per_s, dtype=float) * np.asarray(serving_mfu) / (2.0 * np.asarray(active_params, dtype=float))
+def precision_bytes(precision):
+    """Bytes per element for storage precisions ``bf16 | fp16 | fp8 | int8 | int4`` [byte]."""
+    precision = np.asarray(precision, dtype=object)
+    return np.select([precision == p for p in PRECISION_BYTES], list(PRECISION_BYTES.values()), np.nan)
 
 
-def gpus_per_replica(params, memory_bytes, usable_memory_fraction=0.9):
-    """GPUs holding one copy of the bf16 weights in :data:`WEIGHT_MEMORY_SHARE` of their memory, rounded
-    up to a power of two (tensor-parallel sizes) [GPU]."""
-    need = 2.0 * np.asarray(params, dtype=float) / (np.asarray(memory_bytes, dtype=float) * usable_memory_fraction * WEIGHT_MEMORY_SHARE)
-    return 2.0 ** np.ceil(np.log2(np.maximum(need, 1.0)))
+def kv_bytes_per_token(n_layers, n_kv_heads, head_dim, kv_precision):
+    """KV cache per token of context: keys and values of every layer's KV heads [byte/token].
+
+    2 x n_layers x n_kv_heads x head_dim x bytes. Llama 3 70B (80 layers, 8 KV heads of 128, bf16): 327,680.
+    """
+    return (2.0 * np.asarray(n_layers, dtype=float) * np.asarray(n_kv_heads, dtype=float)
+            * np.asarray(head_dim, dtype=float) * precision_bytes(kv_precision))
 
 
-def serving_gpus(requests_per_day, tokens_per_request, peak_to_average, tokens_per_s_per_gpu, replica_gpus, min_replicas):
-    """GPUs to serve the peak load in whole replicas, at least ``min_replicas`` [GPU]."""
-    peak_tokens_per_s = np.asarray(requests_per_day, dtype=float) * tokens_per_request / 86400.0 * peak_to_average
-    replicas = np.ceil(peak_tokens_per_s / (np.asarray(tokens_per_s_per_gpu, dtype=float) * replica_gpus) - 1e-9)
-    return np.maximum(replicas, np.asarray(min_replicas, dtype=float)) * replica_gpus
+def prefill_flops(active_params, prompt_tokens, d_model, n_layers):
+    """Forward FLOPs of a prompt of ``prompt_tokens``: 2 N L + causal attention 2 n_layers d_model L^2 [FLOP].
+
+    Per layer QK^T and AV each take L^2 d_model multiply-adds, halved by the causal mask.
+    """
+    tokens = np.asarray(prompt_tokens, dtype=float)
+    return (2.0 * np.asarray(active_params, dtype=float) * tokens
+            + 2.0 * np.asarray(n_layers, dtype=float) * np.asarray(d_model, dtype=float) * tokens ** 2)
+
+
+def cached_prefill_flops(active_params, prompt_tokens, cached_tokens, d_model, n_layers):
+    """Prefill FLOPs when the first ``cached_tokens`` of the prompt are in the prefix cache [FLOP]."""
+    return (prefill_flops(active_params, prompt_tokens, d_model, n_layers)
+            - prefill_flops(active_params, cached_tokens, d_model, n_layers))
+
+
+def decode_flops_per_token(active_params, context_tokens, d_model, n_layers):
+    """Forward FLOPs of one generated token at ``context_tokens`` of context: 2 N + 4 n_layers d_model c [FLOP]."""
+    return (2.0 * np.asarray(active_params, dtype=float)
+            + 4.0 * np.asarray(n_layers, dtype=float) * np.asarray(d_model, dtype=float) * np.asarray(context_tokens, dtype=float))
+
+
+def weight_bytes_read(batch, weight_bytes, active_weight_bytes):
+    """Weight bytes read per decode step for ``batch`` sequences [byte].
+
+    Dense models read all weights. A mixture of experts reads the experts its tokens are routed to: at most
+    all of them, at least the active share; ``min(all, batch x active)`` is the upper bound used here.
+    """
+    return np.minimum(np.asarray(weight_bytes, dtype=float), np.asarray(batch, dtype=float) * active_weight_bytes)
+
+
+def decode_step_seconds(batch, weight_bytes, active_weight_bytes, kv_bytes_per_sequence, flops_per_token,
+                        bandwidth_bytes_per_s, flops_per_s):
+    """Time of one decode step for ``batch`` sequences: the slower of memory and compute [s].
+
+    ``bandwidth_bytes_per_s`` and ``flops_per_s`` are the replica's *achieved* figures (peak x utilisation).
+    """
+    batch = np.asarray(batch, dtype=float)
+    memory_s = (weight_bytes_read(batch, weight_bytes, active_weight_bytes) + batch * kv_bytes_per_sequence) / bandwidth_bytes_per_s
+    return np.maximum(memory_s, batch * flops_per_token / flops_per_s)
+
+
+def latency_batch_limit(tpot_target_s, weight_bytes, active_weight_bytes, kv_bytes_per_sequence, flops_per_token,
+                        bandwidth_bytes_per_s, flops_per_s, prefill_seconds_per_step_and_sequence=0.0):
+    """Largest batch whose time per output token stays within ``tpot_target_s`` [sequences, not rounded].
+
+    The time between two tokens of a sequence is the decode step (:func:`decode_step_seconds`) plus the
+    prefills run in between: with continuous batching each of the ``batch`` sequences lasts ``output`` steps,
+    so ``batch / output`` new prompts are prefilled per step (spread by chunked prefill), adding
+    ``batch x prefill_seconds_per_step_and_sequence`` (= prefill time / output tokens). Piecewise linear in
+    the batch, inverted here. Below 1: the target cannot be met at this replica size.
+    """
+    target = np.asarray(tpot_target_s, dtype=float)
+    extra = np.asarray(prefill_seconds_per_step_and_sequence, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        per_sequence = kv_bytes_per_sequence / bandwidth_bytes_per_s + extra
+        partial = target / (active_weight_bytes / bandwidth_bytes_per_s + per_sequence)  # batch x active < all
+        full = (target - weight_bytes / bandwidth_bytes_per_s) / per_sequence             # all weights read
+        memory = np.where(partial * active_weight_bytes <= weight_bytes, partial, full)
+        compute = target / (flops_per_token / flops_per_s + extra)
+    return np.minimum(memory, compute)
+
+
+def daily_profile(peak_to_average, steps=PROFILE_STEPS):
+    """Relative traffic over a day, mean 1 and maximum ``peak_to_average`` [-], shape ``(..., steps)``.
+
+    A von Mises bump ``exp(k cos(2 pi t / day))``: one smooth daily peak, never negative, any ratio >= 1
+    (``k`` found by bisection). Ratio 1 is flat traffic.
+    """
+    ratio = np.asarray(peak_to_average, dtype=float)[..., None]
+    angle = np.cos(2.0 * np.pi * np.arange(steps) / steps)
+
+    def peak_over_mean(k):
+        shape = np.exp(k * (angle - 1.0))  # divided by exp(k): no overflow, the ratio is unchanged
+        return 1.0 / shape.mean(axis=-1, keepdims=True)
+
+    low, high = np.zeros_like(ratio), np.full_like(ratio, 1e4)
+    for _ in range(80):
+        middle = (low + high) / 2.0
+        above = peak_over_mean(middle) > ratio
+        high, low = np.where(above, middle, high), np.where(above, low, middle)
+    shape = np.exp(low * (angle - 1.0))
+    return shape / shape.mean(axis=-1, keepdims=True)
+
+
+def replicas_needed(requests_per_second, requests_per_second_per_replica, min_replicas):
+    """Whole replicas for a load, at least ``min_replicas`` [replica]."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        needed = np.ceil(np.asarray(requests_per_second, dtype=float) / requests_per_second_per_replica - 1e-9)
+    return np.maximum(needed, np.asarray(min_replicas, dtype=float))
+
+
+def provisioned_replicas(requests_per_day, requests_per_second_per_replica, peak_to_average, min_replicas, autoscaling):
+    """(average replicas running, peak replicas) over a day [replica].
+
+    Fixed provisioning runs the peak's replicas all day; autoscaling follows :func:`daily_profile`.
+    """
+    average_rps = np.asarray(requests_per_day, dtype=float) / 86400.0
+    capacity = np.asarray(requests_per_second_per_replica, dtype=float)
+    peak = replicas_needed(average_rps * peak_to_average, capacity, min_replicas)
+    curve = replicas_needed((average_rps * np.ones_like(capacity))[..., None] * daily_profile(peak_to_average),
+                            capacity[..., None], np.asarray(min_replicas, dtype=float)[..., None])
+    running = np.where(np.asarray(autoscaling, dtype=bool), curve.mean(axis=-1), peak)
+    return running, peak
 
 
 def tokens_per_month(requests_per_day, tokens_per_request):
     """Tokens served per month [token]."""
     return np.asarray(requests_per_day, dtype=float) * np.asarray(tokens_per_request, dtype=float) * DAYS_PER_MONTH
+
+
+def plan(*, params, active_params, d_model, n_layers, n_kv_heads, head_dim, weight_precision, kv_precision,
+         memory_bytes_per_gpu, usable_memory_fraction, bandwidth_bytes_per_s_per_gpu, peak_flops_per_s_per_gpu,
+         serving_mfu, serving_mbu, input_tokens, output_tokens, prefix_cache_hit_rate, tpot_target_s,
+         ttft_target_s, max_batch, gpus_per_node=8, prefill_mode="interleaved", replica_gpus=np.nan,
+         tokens_per_second_per_gpu=np.nan) -> dict:
+    """One replica's operating point, for every scenario of a batch (arrays broadcast; NaN = not given).
+
+    Returns arrays: ``replica_gpus``, ``batch`` (concurrent sequences), ``batch_limit`` (which limit binds),
+    ``tpot_s`` (time per output token: decode step plus interleaved prefills), ``step_s``, ``ttft_s``
+    (prefill of one prompt alone), ``gpu_seconds_per_request``,
+    ``prefill_share`` (of the replica time), ``requests_per_second_per_replica``, ``fits`` (weights and one
+    sequence fit) and ``meets_targets``. ``tokens_per_second_per_gpu`` given replaces the roofline's time per
+    request (input + output tokens per GPU-second); the replica is then the smallest that fits.
+    """
+    arrays = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (
+        params, active_params, d_model, n_layers, n_kv_heads, head_dim, memory_bytes_per_gpu, usable_memory_fraction,
+        bandwidth_bytes_per_s_per_gpu, peak_flops_per_s_per_gpu, serving_mfu, serving_mbu, input_tokens, output_tokens,
+        prefix_cache_hit_rate, tpot_target_s, ttft_target_s, max_batch, gpus_per_node, replica_gpus,
+        tokens_per_second_per_gpu)))
+    shape = arrays[0].shape
+    (params, active, d_model, n_layers, n_kv, head_dim, memory, usable, bandwidth, peak, mfu, mbu, n_in, n_out, hit,
+     tpot_target, ttft_target, max_batch, per_node, given_tp, given_rate) = (a[..., None] for a in arrays)
+    weight_precision = np.broadcast_to(np.asarray(weight_precision, dtype=object), shape)[..., None]
+    kv_precision = np.broadcast_to(np.asarray(kv_precision, dtype=object), shape)[..., None]
+    weights = params * precision_bytes(weight_precision)
+    active_weights = active * precision_bytes(weight_precision)
+    kv_token = kv_bytes_per_token(n_layers, n_kv, head_dim, kv_precision)
+    # candidates: powers of two within a node, the node, and the fewest whole nodes that hold the model
+    with np.errstate(divide="ignore", invalid="ignore"):
+        need = (weights + kv_token * (n_in + n_out)) / (memory * usable)
+    nodes = np.ceil(np.maximum(need, 1.0) / per_node - 1e-9) * per_node
+    powers = np.asarray(REPLICA_SIZES, dtype=float)
+    candidates = np.concatenate(np.broadcast_arrays(powers, per_node, np.where(nodes > per_node, nodes, per_node)), axis=-1)
+    allowed = candidates <= per_node
+    allowed[..., -1] = True
+    tp = np.where(np.isnan(given_tp), candidates, given_tp)
+    allowed = allowed | ~np.isnan(given_tp)
+    mean_context = n_in + n_out / 2.0  # a sequence's context grows from the prompt to prompt + output
+    kv_sequence = kv_token * mean_context
+    kv_budget = tp * memory * usable - weights
+    fits = (kv_budget >= kv_token * (n_in + n_out)) & allowed
+    achieved_bandwidth, achieved_flops = tp * bandwidth * mbu, tp * peak * mfu
+    flops_token = decode_flops_per_token(active, mean_context, d_model, n_layers)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        kv_limit = np.where(kv_sequence > 0, kv_budget / kv_sequence, np.inf)
+        prefill_s = cached_prefill_flops(active, n_in, n_in * hit, d_model, n_layers) / achieved_flops
+        mode = np.broadcast_to(np.asarray(prefill_mode, dtype=object), shape)[..., None]
+        interleaved = np.where((n_out > 0) & (mode == "interleaved"), prefill_s / n_out, 0.0)
+        latency_limit = latency_batch_limit(tpot_target, weights, active_weights, kv_sequence, flops_token,
+                                            achieved_bandwidth, achieved_flops, interleaved)
+        limits = np.stack([kv_limit, latency_limit, np.broadcast_to(max_batch, kv_limit.shape)], axis=-1)
+        batch = np.maximum(1.0, np.floor(np.nanmin(np.where(np.isnan(limits), np.inf, limits), axis=-1)))
+        binding = np.argmin(np.where(np.isnan(limits), np.inf, limits), axis=-1)
+        step = decode_step_seconds(batch, weights, active_weights, kv_sequence, flops_token, achieved_bandwidth,
+                                   achieved_flops)
+        tpot = step + batch * interleaved
+        ttft = prefill_s  # the prompt's prefill alone, before any queueing
+        decode_s = np.where(n_out > 0, n_out * step / batch, 0.0)
+        replica_s = prefill_s + decode_s
+        roofline_share = np.where(replica_s > 0, prefill_s / replica_s, np.where(n_in + n_out > 0, n_in / (n_in + n_out), 0.0))
+        override = ~np.isnan(given_rate)
+        gpu_s = np.where(override, (n_in + n_out) / given_rate, tp * replica_s)
+        share = np.where(override & ~np.isfinite(roofline_share), n_in / np.maximum(n_in + n_out, 1e-300), roofline_share)
+        meets = (latency_limit >= 1.0) & (np.isnan(ttft_target) | (ttft <= ttft_target))
+    ok = fits & np.where(override, True, meets)
+    # the cheapest replica that meets the targets; if none does, the fastest that fits (a warning says so)
+    cheapest = np.argmin(np.where(ok & np.isfinite(gpu_s), gpu_s, np.inf), axis=-1)
+    fastest = np.argmin(np.where(fits & np.isfinite(tpot), tpot, np.inf), axis=-1)
+    pick = np.where(ok.any(axis=-1), cheapest, fastest)[..., None]
+
+    def take(a):
+        return np.take_along_axis(np.broadcast_to(a, fits.shape), pick, axis=-1)[..., 0]
+
+    chosen_fits = take(fits)
+    nan_unless_fits = lambda a: np.where(chosen_fits, take(a), np.nan)  # noqa: E731
+    with np.errstate(divide="ignore"):
+        out = {
+            "replica_gpus": take(np.broadcast_to(tp, fits.shape)), "batch": nan_unless_fits(batch),
+            "batch_limit": np.asarray(["kv cache memory", "latency target", "max batch"], dtype=object)[take(binding)],
+            "tpot_s": nan_unless_fits(tpot), "step_s": nan_unless_fits(step), "ttft_s": nan_unless_fits(ttft),
+            "gpu_seconds_per_request": nan_unless_fits(gpu_s), "prefill_share": nan_unless_fits(share),
+            "fits": chosen_fits, "meets_targets": chosen_fits & take(meets),
+            "kv_bytes_per_token": kv_token[..., 0], "weight_bytes": weights[..., 0],
+        }
+        out["requests_per_second_per_replica"] = out["replica_gpus"] / out["gpu_seconds_per_request"]
+    return out

@@ -740,6 +740,7 @@ class Planner:
             (t("per_million", lang), f"{per_million * views.rate(est, self.currency):,.4f} {self.currency}", "wb-per-million"),
         ]
         title = f"<div class='wb-name'>{html.escape(s.name)}</div>" if s.name else ""
+        serving_text = self._serving_text()
         html_cards = "".join(f"<div class='wb-card {cls}'><div class='wb-card-label'>{html.escape(label)}</div>"
                              f"<div class='wb-card-value'>{html.escape(value)}</div></div>" for label, value, cls in cards)
         alerts = self._burn[1]
@@ -748,11 +749,26 @@ class Planner:
             f"{html.escape(label)}: " + (f"{t('day', lang)} {day:,.1f}" if crossed else t("not_reached", lang))
             for label, day, crossed in zip(alerts["label"], alerts["day"], alerts["crossed"]))
         self.headline.value = (f"{title}<div class='wb-cards'>{html_cards}</div>"
+                               f"<div class='wb-serving'><b>{html.escape(t('serving', lang))}</b>: "
+                               f"{html.escape(serving_text)}</div>"
                                f"<div class='wb-alerts'><b>{html.escape(t('alerts', lang))}</b> ({html.escape(basis)}): "
                                f"{alert_text}</div>")
         notes = est.warnings
         self.notes.value = ("<div class='wb-notes'><b>" + html.escape(t("warnings", lang)) + ":</b> "
                             + " ".join(html.escape(n) for n in notes) + "</div>") if notes else ""
+
+    def _serving_text(self) -> str:
+        """USD (or CNY) per million input / output / blended tokens, GPUs, replica, batch and latency."""
+        d, lang, r, cur = self.est.details, self.lang, views.rate(self.est, self.currency), self.currency
+        figures = [d[k] for k in ("serving_cost_per_million_input_tokens_usd", "serving_cost_per_million_output_tokens_usd",
+                                  "serving_cost_per_million_tokens_usd", "serving_gpus", "serving_tpot_ms")]
+        if not all(np.isfinite(f) for f in figures):
+            return t("not_served", lang)
+        inp, out, blend, gpus, tpot = figures
+        return (f"{inp * r:,.3f} {cur} {t('per_million_in', lang)} · {out * r:,.3f} {cur} {t('per_million_out', lang)}"
+                f" · {t('blended', lang)} {blend * r:,.3f} · {gpus:,.1f} {t('serving_gpus', lang)} "
+                f"({t('replica', lang)} {d['serving_replica_gpus']:,.0f}, {t('batch', lang)} {d['serving_batch']:,.0f}, "
+                f"{tpot:,.1f} {t('tpot', lang)})")
 
     def _render_lines(self):
         table = views.lines_table(self.est, self.currency, self.lang)
@@ -807,7 +823,7 @@ _CSS = """
 .wb-card-label { color: #666; font-size: 11px; }
 .wb-card-value { font-size: 16px; font-weight: 600; }
 .wb-total .wb-card-value { font-size: 22px; color: #1d4e89; }
-.wb-alerts, .wb-notes { font-size: 12px; margin: 4px 0; }
+.wb-alerts, .wb-notes, .wb-serving { font-size: 12px; margin: 4px 0; }
 .wb-notes { color: #8a5a00; }
 .wb-timing { color: #999; font-size: 11px; }
 table.wb-lines, table.wb-compare { border-collapse: collapse; font-size: 11px; }
