@@ -126,8 +126,13 @@ def test_deepseek_v3_headline_reproduced():
                  price_per_gpu_hour=2.0)
     est = estimate(s)
     compute = line(est, "pretrain", "accelerator time")
-    assert compute["quantity"] == pytest.approx(2.788e6, rel=0.01)
-    assert compute["cost_usd"] == pytest.approx(5.576e6, rel=0.01)
+    # with the Hopper MFU prior on 2,048 GPUs (0.266; DeepSeek reached 0.346): 30 % more GPU-hours than reported
+    assert compute["quantity"] == pytest.approx(2.788e6 * 1.304, rel=0.01)
+    assert compute["cost_usd"] == pytest.approx(2.0 * compute["quantity"])
+    # at the MFU the report implies, the report's GPU-hours and cost
+    implied = est.training_flops / (989e12 * 2.788e6 * 3600)
+    exact = line(estimate(s.replace(mfu=implied)), "pretrain", "accelerator time")
+    assert exact["quantity"] == pytest.approx(2.788e6) and exact["cost_usd"] == pytest.approx(5.576e6)
     # the same through the reference price on record: provider deepseek-v3-report
     same = estimate(s.replace(price_per_gpu_hour=None, provider="deepseek-v3-report"))
     assert line(same, "pretrain", "accelerator time")["unit_cost_usd"] == 2.0

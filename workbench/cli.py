@@ -222,7 +222,7 @@ def _json_default(x):
 def _cmd_gpus(args) -> None:
     table = catalog.accelerators()[["id", "vendor", "generation", "memory_gb", "peak_bf16_dense_tflops",
                                     "peak_fp16_dense_tflops", "peak_fp8_dense_tflops", "tdp_w"]].copy()
-    table["mfu_prior"] = np.round(mfu.default_mfu(table["id"].to_numpy()), 3)
+    table["mfu_prior_1024"] = np.round(mfu.default_mfu(table["id"].to_numpy(), 1024), 3)
     offers = prices.prices()
     on_demand = offers[offers["mode"] == "on_demand"].groupby("sku")["usd_per_gpu_hour"].median()
     table["median_on_demand_usd"] = table["id"].map(on_demand)
@@ -231,6 +231,8 @@ def _cmd_gpus(args) -> None:
         return
     print(table.to_string(index=False, na_rep="-", float_format=lambda x: f"{x:g}"))
     print("\nPeaks are dense TFLOPS; aliases and sources: data/accelerators.csv. Prices: data/prices.csv.")
+    print(f"mfu_prior_1024: the MFU prior on 1,024 GPUs; it falls as (n / 1024) ** -{mfu.scaling_exponent():.3f} "
+          "(workbench validate).")
 
 
 def _cmd_validate(args) -> None:
@@ -239,8 +241,10 @@ def _cmd_validate(args) -> None:
     if args.json:
         print(json.dumps({"runs": json.loads(table.to_json(orient="records")), "summary": summary}, indent=2))
         return
-    shown = table[["name", "gpu", "reported_gpu_hours", "estimated_gpu_hours", "mfu_prior", "implied_mfu",
+    shown = table[["name", "gpu", "n_gpus", "reported_gpu_hours", "estimated_gpu_hours", "mfu_prior", "implied_mfu",
                    "error", "error_leave_one_out", "error_epoch_0375"]].copy()
+    shown["n_gpus"] = [f"{n:,.0f}" + ("" if published else " (sized)")
+                       for n, published in zip(table["n_gpus"], table["n_gpus_published"])]
     for column in ("error", "error_leave_one_out", "error_epoch_0375"):
         shown[column] = shown[column].map(lambda e: "-" if pd.isna(e) else f"{e:+.1%}")
     for column in ("reported_gpu_hours", "estimated_gpu_hours"):
@@ -250,7 +254,11 @@ def _cmd_validate(args) -> None:
     print(f"  workbench default MFU prior:        {summary['median_abs_error']:.1%}")
     print(f"  same, prior refitted leaving out:   {summary['median_abs_error_leave_one_out']:.1%}")
     print(f"  6ND at constant MFU 0.375 (Epoch):  {summary['median_abs_error_epoch_0375']:.1%}")
-    print("MFU prior by generation (median, quartiles): workbench.mfu.prior_table()")
+    print("\n(sized): no GPU count published; the cluster is sized for the default target duration, as for any plan.")
+    print(f"MFU prior: level x (n_gpus / 1024) ** -{mfu.scaling_exponent():.3f}; the exponent is the within-study "
+          "slope of data/mfu_scaling.csv")
+    print("Level at 1,024 GPUs by generation (median, quartiles, range over runs with a GPU count): "
+          "workbench.mfu.prior_table()")
     print(mfu.prior_table().to_string(float_format=lambda x: f"{x:.3f}"))
 
 

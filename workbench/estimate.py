@@ -85,9 +85,17 @@ class Estimate:
         out["warnings"] = list(self.warnings)
         out["scenario"] = self.scenario.to_dict()
         unavailable: dict[str, str] = {}
-        out = _json_safe(out, "", unavailable, self.scenario)
+        out = _json_safe(out, "", unavailable, self.scenario, self._reasons())
         out["unavailable"] = unavailable
         return out
+
+    def _reasons(self) -> dict:
+        """:data:`UNAVAILABLE_REASONS`, with every serving figure explained by the replica when none holds the
+        model (or the GPU has no bandwidth on record)."""
+        reasons = dict(UNAVAILABLE_REASONS)
+        if self.scenario.batch_size is None and not np.isfinite(self.details["serving_tpot_ms"]):
+            reasons.update({name: _NO_REPLICA for name in SERVING_FIGURES})
+        return reasons
 
     def serving_summary(self) -> dict:
         """The serving figures alone (what ``workbench serve --json`` prints), JSON-safe like :meth:`to_dict`.
@@ -107,7 +115,7 @@ class Estimate:
         out["warnings"] = [w for w in self.warnings if w.startswith("serving")]
         out["scenario"] = self.scenario.to_dict()
         unavailable: dict[str, str] = {}
-        out = _json_safe(out, "", unavailable, self.scenario)
+        out = _json_safe(out, "", unavailable, self.scenario, self._reasons())
         out["unavailable"] = unavailable
         return out
 
@@ -152,17 +160,19 @@ UNAVAILABLE_REASONS = {
 }
 
 
-def _json_safe(value, path: str, unavailable: dict, scenario: Scenario):
+def _json_safe(value, path: str, unavailable: dict, scenario: Scenario, reasons: dict | None = None):
     """``value`` with every NaN or infinite float replaced by None, its path and reason noted in ``unavailable``."""
+    reasons = UNAVAILABLE_REASONS if reasons is None else reasons
     if isinstance(value, dict):
-        return {k: _json_safe(v, f"{path}.{k}" if path else str(k), unavailable, scenario) for k, v in value.items()}
+        return {k: _json_safe(v, f"{path}.{k}" if path else str(k), unavailable, scenario, reasons)
+                for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_json_safe(v, f"{path}[{i}]", unavailable, scenario) for i, v in enumerate(value)]
+        return [_json_safe(v, f"{path}[{i}]", unavailable, scenario, reasons) for i, v in enumerate(value)]
     if isinstance(value, (np.floating, np.integer, np.bool_)):
         value = value.item()
     if isinstance(value, float) and not np.isfinite(value):
         name = path.rsplit(".", 1)[-1].split("[")[0]
-        reason = UNAVAILABLE_REASONS.get(name, "not defined for this scenario")
+        reason = reasons.get(name, "not defined for this scenario")
         unavailable[path] = reason.format(gpu=scenario.gpu) if isinstance(scenario.gpu, str) else reason
         return None
     return value
@@ -218,10 +228,13 @@ def _model(x: dict[str, np.ndarray]) -> tuple[dict[str, np.ndarray], list[Line]]
     # FlashAttention's backward pass): a plan that recomputes more does more hardware work per model FLOP
     # and runs proportionally slower; one that recomputes nothing, slightly faster. A given MFU is the
     # user's own measurement and already includes their recompute.
-    prior = mfu.default_mfu(x["gpu"])
+    # The prior also falls with the cluster, MFU(n) = level x (n / 1024) ** -beta (workbench.mfu): an auto-sized
+    # cluster solves n = hours(n) / (24 target_days) in closed form (mfu.gpus_for_duration), then whole nodes.
     selective_flops = flops + compute.recompute_flops(active, x["tokens"], x["seq_len"], d_model, n_layers, "selective")
-    mfu_used = _fill(x["mfu"], prior * selective_flops / hardware_flops)
-    hours = compute.gpu_hours(flops, peak, mfu_used)
+    given_mfu = ~np.isnan(x["mfu"])
+    level = mfu.level(x["gpu"]) * selective_flops / hardware_flops
+    beta = np.where(given_mfu, 0.0, mfu.scaling_exponent())
+    hours_at_reference = compute.gpu_hours(flops, peak, _fill(x["mfu"], level))
     memory_bytes = memory.capacity_bytes(catalog.spec(x["gpu"], "memory_gb").astype(float))
     activations = memory.activation_bytes(x["seq_len"], d_model, n_layers, x["micro_batch_size"], x["recompute"],
                                           x["tensor_parallel"], compute.HEAD_DIM, x["attention_kernel"],
@@ -235,8 +248,12 @@ def _model(x: dict[str, np.ndarray]) -> tuple[dict[str, np.ndarray], list[Line]]
     fit_gpus = np.where(np.isfinite(min_gpus), min_gpus, model_parallel)
     min_nodes_gpus = np.ceil(np.maximum(fit_gpus, model_parallel) / per_node) * per_node
     largest = np.floor(fields()["n_gpus"].max / per_node) * per_node
-    wanted = np.maximum(compute.gpus_for_duration(hours, x["target_days"], per_node), min_nodes_gpus)
+    exact = mfu.gpus_for_duration(hours_at_reference, x["target_days"], beta)
+    wanted = np.maximum(np.ceil(exact / per_node - 1e-9) * per_node, min_nodes_gpus)
     n_gpus = _fill(x["n_gpus"], np.minimum(wanted, largest))
+    prior = mfu.level(x["gpu"]) * mfu.cluster_factor(n_gpus)
+    mfu_used = _fill(x["mfu"], level * mfu.cluster_factor(n_gpus))
+    hours = compute.gpu_hours(flops, peak, mfu_used)
     days = compute.wall_days(hours, n_gpus)
     states = memory.model_state_bytes(x["params"], n_gpus, x["zero_stage"], x["tensor_parallel"], x["pipeline_parallel"],
                                       x["gradient_precision"])
@@ -570,9 +587,10 @@ def _defaults_used(scenario: Scenario, figures: dict) -> dict[str, str]:
         table = mfu.prior_table()
         row = table.loc[generation] if generation in table.index else table.loc["all"]
         basis = generation if generation in table.index else f"all generations ({generation} has no published run)"
-        used["mfu"] = (f"{figures['mfu']:.3f}: median implied MFU of {int(row['n_runs'])} published runs on {basis} "
-                       f"(quartiles {row['q25']:.2f}-{row['q75']:.2f}, range {row['min']:.2f}-{row['max']:.2f}; "
-                       "data/published_runs.csv)")
+        used["mfu"] = (f"{figures['mfu_prior']:.3f}: level {row['mfu']:.3f} at 1,024 GPUs (median of {int(row['n_runs'])} "
+                       f"published runs on {basis}, quartiles {row['q25']:.2f}-{row['q75']:.2f}, range "
+                       f"{row['min']:.2f}-{row['max']:.2f}; data/published_runs.csv) x ({figures['n_gpus']:,.0f} / 1024) ** "
+                       f"-{mfu.scaling_exponent():.3f} (MFU falls with the cluster; data/mfu_scaling.csv)")
         if scenario.recompute != "selective":
             used["mfu"] += (f", x {figures['mfu'] / figures['mfu_prior']:.3f} for recompute={scenario.recompute!r} "
                             "(hardware FLOPs against the runs' selective recompute)")

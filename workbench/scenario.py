@@ -643,8 +643,8 @@ def _check_combination(v: dict):
                                     "a GPU with a published peak (see `workbench gpus`)")
             raise ScenarioError("precision", p, f"{g} has no {p} peak in the catalog", ", ".join(have))
     if v["serving_tokens_per_second_per_gpu"] is None:
-        serving_gpus = set(np.broadcast_arrays(gpu, np.asarray(v["serving_months"], dtype=float))[0][
-            np.broadcast_to(np.asarray(v["serving_months"], dtype=float) > 0, gpu.shape)].ravel())
+        served, months = np.broadcast_arrays(gpu, np.asarray(v["serving_months"], dtype=float))
+        serving_gpus = set(np.ravel(served[months > 0]))
         for g in serving_gpus:
             if math.isnan(catalog.spec(g, "mem_bandwidth_tbs")):
                 raise ScenarioError("serving_tokens_per_second_per_gpu", None,
