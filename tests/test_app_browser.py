@@ -174,3 +174,15 @@ def test_link_errors_are_in_the_links_language(page, voila_url):
     open_app(page, voila_url + "?lang=zh&mfu=2&params=7,5B")
     banner = page.inner_text(".wb-banner")
     assert "部分链接参数未被应用" in banner and "超出允许范围" in banner and "含有逗号" in banner, banner
+
+
+def test_serving_figures_shown_and_follow_the_link(page, voila_url):
+    """The roofline's prices per million input and output tokens, in the headline, for the link's model."""
+    open_app(page, voila_url + "?v=1&params=70B&gpu=H100-SXM5-80GB")
+    text = page.inner_text(".wb-serving")
+    est = __import__("workbench").estimate(params=70e9, gpu="H100-SXM5-80GB").details
+    assert f"{est['serving_cost_per_million_input_tokens_usd']:,.3f} USD per million input tokens" in text
+    assert f"{est['serving_cost_per_million_output_tokens_usd']:,.3f} USD per million output tokens" in text
+    assert "GPUs per replica 8" in text
+    open_app(page, voila_url + "?v=1&params=70B&gpu=H100-SXM5-80GB&lang=zh&weight_precision=fp8")
+    assert "每百万输入 token" in page.inner_text(".wb-serving")

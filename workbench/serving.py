@@ -29,7 +29,10 @@ curve in 5-minute steps between ``min_replicas`` and the peak.
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
+import pandas as pd
 
 HOURS_PER_MONTH = 8766.0 / 12  # 730.5
 DAYS_PER_MONTH = 365.25 / 12
@@ -123,22 +126,27 @@ def daily_profile(peak_to_average, steps=PROFILE_STEPS):
     """Relative traffic over a day, mean 1 and maximum ``peak_to_average`` [-], shape ``(..., steps)``.
 
     A von Mises bump ``exp(k cos(2 pi t / day))``: one smooth daily peak, never negative, any ratio >= 1
-    (``k`` found by bisection). Ratio 1 is flat traffic.
+    (``k`` found by bisection, once per distinct ratio). Ratio 1 is flat traffic.
     """
-    ratio = np.asarray(peak_to_average, dtype=float)[..., None]
+    ratio = np.asarray(peak_to_average, dtype=float)
+    distinct, index = np.unique(ratio, return_inverse=True)
+    return _profiles(tuple(distinct.tolist()), steps)[index.reshape(ratio.shape)]
+
+
+@lru_cache(maxsize=64)
+def _profiles(ratios: tuple, steps: int) -> np.ndarray:
+    ratio = np.asarray(ratios)[:, None]
     angle = np.cos(2.0 * np.pi * np.arange(steps) / steps)
-
-    def peak_over_mean(k):
-        shape = np.exp(k * (angle - 1.0))  # divided by exp(k): no overflow, the ratio is unchanged
-        return 1.0 / shape.mean(axis=-1, keepdims=True)
-
     low, high = np.zeros_like(ratio), np.full_like(ratio, 1e4)
     for _ in range(80):
         middle = (low + high) / 2.0
-        above = peak_over_mean(middle) > ratio
+        # exp(k (cos - 1)) is the bump divided by exp(k): no overflow, and the peak-to-mean ratio is unchanged
+        above = 1.0 / np.exp(middle * (angle - 1.0)).mean(axis=-1, keepdims=True) > ratio
         high, low = np.where(above, middle, high), np.where(above, low, middle)
     shape = np.exp(low * (angle - 1.0))
-    return shape / shape.mean(axis=-1, keepdims=True)
+    out = shape / shape.mean(axis=-1, keepdims=True)
+    out.setflags(write=False)
+    return out
 
 
 def replicas_needed(requests_per_second, requests_per_second_per_replica, min_replicas):
@@ -153,12 +161,16 @@ def provisioned_replicas(requests_per_day, requests_per_second_per_replica, peak
 
     Fixed provisioning runs the peak's replicas all day; autoscaling follows :func:`daily_profile`.
     """
-    average_rps = np.asarray(requests_per_day, dtype=float) / 86400.0
-    capacity = np.asarray(requests_per_second_per_replica, dtype=float)
-    peak = replicas_needed(average_rps * peak_to_average, capacity, min_replicas)
-    curve = replicas_needed((average_rps * np.ones_like(capacity))[..., None] * daily_profile(peak_to_average),
-                            capacity[..., None], np.asarray(min_replicas, dtype=float)[..., None])
-    running = np.where(np.asarray(autoscaling, dtype=bool), curve.mean(axis=-1), peak)
+    average_rps, capacity, ratio, minimum, autoscaling = np.broadcast_arrays(
+        np.asarray(requests_per_day, dtype=float) / 86400.0, np.asarray(requests_per_second_per_replica, dtype=float),
+        np.asarray(peak_to_average, dtype=float), np.asarray(min_replicas, dtype=float), np.asarray(autoscaling, dtype=bool))
+    peak = replicas_needed(average_rps * ratio, capacity, minimum)
+    running = np.array(peak, dtype=float)
+    if autoscaling.any():  # the daily curve only where it is used
+        scaled = autoscaling
+        curve = replicas_needed(average_rps[scaled][..., None] * daily_profile(ratio[scaled]),
+                                capacity[scaled][..., None], minimum[scaled][..., None])
+        running[scaled] = curve.mean(axis=-1)
     return running, peak
 
 
@@ -167,7 +179,37 @@ def tokens_per_month(requests_per_day, tokens_per_request):
     return np.asarray(requests_per_day, dtype=float) * np.asarray(tokens_per_request, dtype=float) * DAYS_PER_MONTH
 
 
-def plan(*, params, active_params, d_model, n_layers, n_kv_heads, head_dim, weight_precision, kv_precision,
+def plan(**inputs) -> dict:
+    """One replica's operating point, for every scenario of a batch (arrays broadcast; NaN = not given).
+
+    See :func:`_plan` for the inputs and figures. A batch is evaluated once per distinct row of serving inputs
+    (a Monte Carlo over training inputs has one), then spread back over the batch.
+    """
+    names = list(inputs)
+    arrays = np.broadcast_arrays(*(np.asarray(inputs[n]) for n in names))
+    shape = arrays[0].shape
+    if len(shape) != 1 or shape[0] < 2:
+        return _plan(**inputs)
+    if all(_constant(a) for a in arrays):  # the common case: a sweep or Monte Carlo over training inputs only
+        out = _plan(**{n: a[:1] for n, a in zip(names, arrays)})
+        return {k: np.repeat(np.asarray(v), shape[0]) for k, v in out.items()}
+    codes = np.column_stack([pd.factorize(a)[0] if a.dtype == object else np.nan_to_num(a.astype(float), nan=-1.0)
+                             for a in arrays])  # NaN (not given) as -1: every valid input is >= 0
+    _, first, back = np.unique(codes, axis=0, return_index=True, return_inverse=True)
+    if len(first) == shape[0]:
+        return _plan(**inputs)
+    out = _plan(**{n: a[first] for n, a in zip(names, arrays)})
+    return {k: np.asarray(v)[back.reshape(-1)] for k, v in out.items()}
+
+
+def _constant(a: np.ndarray) -> bool:
+    first = a[0]
+    if a.dtype == object:
+        return bool((a == first).all())
+    return bool(((a == first) | (np.isnan(a) & np.isnan(first))).all())
+
+
+def _plan(*, params, active_params, d_model, n_layers, n_kv_heads, head_dim, weight_precision, kv_precision,
          memory_bytes_per_gpu, usable_memory_fraction, bandwidth_bytes_per_s_per_gpu, peak_flops_per_s_per_gpu,
          serving_mfu, serving_mbu, input_tokens, output_tokens, prefix_cache_hit_rate, tpot_target_s,
          ttft_target_s, max_batch, gpus_per_node=8, prefill_mode="interleaved", replica_gpus=np.nan,
