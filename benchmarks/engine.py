@@ -9,21 +9,16 @@ Prints figures; asserts nothing (targets are in the README's performance section
 from __future__ import annotations
 
 import argparse
-import json
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
+import _llm_analysis
 import workbench
 from workbench import Scenario, estimate, monte_carlo, sensitivity
 from workbench.sensitivity import INPUTS
 from workbench.uncertainty import distributions
 
-ROOT = Path(__file__).resolve().parents[1]
-LLM_ANALYSIS_VENV = ROOT / "benchmarks" / ".venv-llm-analysis"
 
 #: (name, llm-analysis model config, params, tokens, seq_len, GPUs, reported GPU-hours): published runs whose
 #: architecture llm-analysis ships (its bloom-175b config is incomplete and fails to load).
@@ -46,10 +41,6 @@ def timed(fn, repeat):
 
 
 def llm_analysis_results():
-    python = LLM_ANALYSIS_VENV / "bin" / "python"
-    if not python.exists():
-        subprocess.run([sys.executable, "-m", "venv", str(LLM_ANALYSIS_VENV)], check=True)
-        subprocess.run([str(python), "-m", "pip", "install", "-q", "llm-analysis==0.2.2"], check=True)
     code = f"""
 import json, time, logging
 from llm_analysis.analysis import train
@@ -66,8 +57,7 @@ for name, model, params, tokens, seq_len, gpus, reported in {RUNS!r}:
                   "params": summary["num_params_total"]}}
 print(json.dumps(out))
 """
-    result = subprocess.run([str(python), "-c", code], capture_output=True, text=True, check=True)
-    return json.loads(result.stdout.strip().splitlines()[-1])
+    return _llm_analysis.run(code)
 
 
 def main():
@@ -106,7 +96,8 @@ def main():
         return
     theirs = llm_analysis_results()
     print(f"\nGPU-hours at MFU {MFU} on A100-SXM4-80GB (llm-analysis 0.2.2: tp 8, ZeRO-1, flash attention):")
-    print(f"{'run':<12}{'reported':>12}{'workbench':>12}{'llm-analysis':>14}{'ratio':>8}{'wb ms':>8}{'llma ms':>9}")
+    print(f"{'run':<12}{'reported':>12}{'workbench':>12}{'llm-analysis':>14}{'ratio':>8}{'params wb':>11}"
+          f"{'llma':>8}{'wb ms':>8}{'llma ms':>9}")
     for name, model, params, tokens, seq_len, gpus, reported in RUNS:
         s = Scenario(params=params, tokens=tokens, seq_len=seq_len, gpu="A100-SXM4-80GB", n_gpus=gpus, mfu=MFU,
                      price_per_gpu_hour=1.0)
@@ -114,7 +105,8 @@ def main():
         ms = timed(lambda: estimate(s), 20)[0]
         other = theirs[name]
         print(f"{name:<12}{reported:>12,.0f}{ours:>12,.0f}{other['gpu_hours']:>14,.0f}"
-              f"{other['gpu_hours'] / ours:>8.2f}{ms:>8.2f}{other['ms_per_call']:>9.2f}")
+              f"{other['gpu_hours'] / ours:>8.2f}{params / 1e9:>10.2f}B{other['params'] / 1e9:>7.2f}B"
+              f"{ms:>8.2f}{other['ms_per_call']:>9.2f}")
 
 
 if __name__ == "__main__":

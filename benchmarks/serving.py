@@ -11,19 +11,14 @@ figures; asserts nothing.
 from __future__ import annotations
 
 import argparse
-import json
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+import _llm_analysis
 from workbench import Scenario, estimate, serving
-from workbench.data import read_table
+from workbench import prices
 
-ROOT = Path(__file__).resolve().parents[1]
-VENV = ROOT / "benchmarks" / ".venv-llm-analysis"
 MFU, MBU = 0.5, 0.6
 #: (name, llm-analysis model, llm-analysis GPU, params, d_model, layers, KV heads, memory GiB, TB/s, peak TFLOP/s, tp)
 CASES = (
@@ -35,10 +30,6 @@ PROMPT, OUTPUT = 1000, 300
 
 
 def llm_analysis():
-    python = VENV / "bin" / "python"
-    if not python.exists():
-        subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
-        subprocess.run([str(python), "-m", "pip", "install", "-q", "llm-analysis==0.2.2"], check=True)
     code = f"""
 import json
 from llm_analysis.analysis import infer
@@ -52,8 +43,7 @@ for name, model, gpu, *_, tp in {CASES!r}:
                                                      "decode_latency_fwd_tp_comm", "weight_memory_per_gpu")}}
 print(json.dumps(out))
 """
-    result = subprocess.run([str(python), "-c", code], capture_output=True, text=True, check=True)
-    return json.loads(result.stdout.strip().splitlines()[-1])
+    return _llm_analysis.run(code)
 
 
 def ours(params, d_model, layers, kv_heads, memory_gib, tbs, tflops, tp, batch):
@@ -81,29 +71,33 @@ def compare_llm_analysis():
 
 
 def compare_api_prices():
-    table = read_table("api_prices.csv", numeric=("input_usd_per_million", "output_usd_per_million"),
-                       required=("model", "provider", "input_usd_per_million", "output_usd_per_million", "date", "source"))
-    models = {"Llama-3.1-8B": dict(params=8e9, d_model=4096, n_layers=32),
+    table = prices.api_prices()
+    models = {"Llama-3.1-8B": dict(params=8.03e9, d_model=4096, n_layers=32),
               "Llama-3.1-70B": dict(params=70.6e9, d_model=8192, n_layers=80),
-              "Llama-3.1-405B": dict(params=405e9, d_model=16384, n_layers=126)}
+              "Llama-3.3-70B": dict(params=70.6e9, d_model=8192, n_layers=80),
+              "Llama-3.1-405B": dict(params=405.9e9, d_model=16384, n_layers=126)}
     print("\nWorkbench at high, flat traffic (1e8 requests/day of 1,000 + 300 tokens, peak-to-average 1) on H100 "
           "at the median on-demand price, against the cheapest public API price for the same open model:")
-    print(f"{'model':<16}{'weights':>8}{'wb in':>8}{'wb out':>8}{'wb blend':>10}{'api in':>8}{'api out':>8}"
+    print("(API prices: data/api_prices.csv, stored copies of provider pages read 2026-12-03, undated)")
+    print(f"{'model':<16}{'weights prefill':>14}{'wb in':>8}{'wb out':>8}{'wb blend':>10}{'api in':>8}{'api out':>8}"
           f"{'api blend':>10}{'ratio':>7}  cheapest provider")
     for model, arch in models.items():
         offers = table[table["model"] == model]
         if offers.empty:
             continue
         offers = offers.assign(blend=(1000 * offers["input_usd_per_million"] + 300 * offers["output_usd_per_million"]) / 1300)
-        cheapest = offers.loc[offers["blend"].idxmin()]
-        for precision in ("bf16", "fp8"):
+        for precision, prefill in (("bf16", "interleaved"), ("fp8", "interleaved"), ("fp8", "disaggregated")):
+            # the cheapest offer in the same weight precision, else the cheapest of any
+            same = offers[offers["weights"] == precision]
+            cheapest = (same if len(same) else offers).loc[(same if len(same) else offers)["blend"].idxmin()]
             d = estimate(Scenario(**arch, gpu="H100-SXM5-80GB", requests_per_day=1e8, peak_to_average=1,
-                                  weight_precision=precision)).details
+                                  weight_precision=precision, serving_prefill=prefill)).details
             blend = d["serving_cost_per_million_tokens_usd"]
-            print(f"{model:<16}{precision:>8}{d['serving_cost_per_million_input_tokens_usd']:>8.3f}"
+            print(f"{model:<16}{precision + ' ' + prefill[:6]:>14}{d['serving_cost_per_million_input_tokens_usd']:>8.3f}"
                   f"{d['serving_cost_per_million_output_tokens_usd']:>8.3f}{blend:>10.3f}"
                   f"{cheapest['input_usd_per_million']:>8.3f}{cheapest['output_usd_per_million']:>8.3f}"
-                  f"{cheapest['blend']:>10.3f}{blend / cheapest['blend']:>7.2f}  {cheapest['provider']} ({cheapest['date']})")
+                  f"{cheapest['blend']:>10.3f}{blend / cheapest['blend']:>7.2f}  {cheapest['provider']}, "
+                  f"{cheapest['weights']}, replica {d['serving_replica_gpus']:.0f} GPUs, batch {d['serving_batch']:.0f}")
 
 
 def main():

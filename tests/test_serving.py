@@ -196,3 +196,22 @@ def test_cli_serve_done_when(capsys):
     assert "USD per million" in text and "Output tokens" in text and "ms per output token" in text
     assert main(["serve", "--tpot-target-ms", "0"]) == 2
     assert "tpot_target_ms=0" in capsys.readouterr().err
+
+
+def test_well_run_deployments_land_within_the_market_band():
+    """README claim: at high, flat traffic on H100 at the median on-demand price, within 0.3x-2x of the cheapest
+    public price for the same open model and weights (data/api_prices.csv)."""
+    from workbench import prices
+    table = prices.api_prices()
+    assert len(table) >= 5 and table["source"].str.startswith("https://").all()
+    blend = (1000 * table["input_usd_per_million"] + 300 * table["output_usd_per_million"]) / 1300
+    cheapest = blend.groupby([table["model"], table["weights"]]).min()
+    flat = dict(gpu="H100-SXM5-80GB", requests_per_day=1e8, peak_to_average=1)
+    cases = {("Llama-3.1-8B", "bf16"): dict(params=8.03e9, d_model=4096, n_layers=32),
+             ("Llama-3.1-70B", "bf16"): dict(params=70.6e9, d_model=8192, n_layers=80),
+             ("Llama-3.1-70B", "fp8"): dict(params=70.6e9, d_model=8192, n_layers=80, weight_precision="fp8"),
+             ("Llama-3.1-405B", "bf16"): dict(params=405.9e9, d_model=16384, n_layers=126, weight_precision="fp8",
+                                              serving_prefill="disaggregated")}
+    for key, arch in cases.items():
+        ours = estimate(**flat, **arch).details["serving_cost_per_million_tokens_usd"]
+        assert 0.3 <= ours / cheapest[key] <= 2.0, (key, ours, cheapest[key])

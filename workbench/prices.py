@@ -85,3 +85,14 @@ def price_per_gpu_hour(sku, mode="on_demand", provider=MEDIAN):
         where = (sku == key[0]) & (mode == key[1]) & (provider == key[2])
         usd[where], source[where] = lookup(*key)
     return usd, source
+
+
+@cached
+def api_prices() -> pd.DataFrame:
+    """``data/api_prices.csv``: public per-token prices of open-weight models [USD per million tokens], with the
+    date and source of each, for comparing serving estimates with the market (``benchmarks/serving.py``)."""
+    return read_table("api_prices.csv", numeric=("input_usd_per_million", "output_usd_per_million"),
+                      required=("model", "provider", "weights", "input_usd_per_million", "output_usd_per_million",
+                                "date", "source"),
+                      bounds={"input_usd_per_million": (0, 1000), "output_usd_per_million": (0, 1000)},
+                      choices={"weights": {"bf16", "fp16", "fp8", "int8", "int4"}})

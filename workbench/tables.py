@@ -15,5 +15,7 @@ def check_all() -> None:
     scaling.scaling_laws()
     data.published_runs()
     mfu.run_table()
+    mfu.scaling_exponent()
+    prices.api_prices()
     uncertainty.distributions()
     presets.presets()
