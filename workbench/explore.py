@@ -109,11 +109,16 @@ def spot_vs_on_demand(scenario: Scenario, reclaims_per_node_month=(0, 0.1, 0.2, 
 
 
 def serving_sweep(scenario: Scenario, input: str, values) -> pd.DataFrame:
-    """One serving input (``requests_per_day``, ``peak_to_average``, ``input_tokens_per_request``, ...)
-    against GPUs, cost per month and cost per million tokens."""
+    """One serving input (``requests_per_day``, ``peak_to_average``, ``input_tokens_per_request``,
+    ``tpot_target_ms``, ...) against GPUs, replica, batch, time per output token, cost per month, per million input /
+    output / blended tokens and per request."""
     values = np.asarray(values, dtype=float)
     est = _batch(scenario, **{input: values})
     d = est.details
-    return pd.DataFrame({input: values, "serving_gpus": d["serving_gpus"],
+    return pd.DataFrame({input: values, "serving_gpus": d["serving_gpus"], "replica_gpus": d["serving_replica_gpus"],
+                         "batch": d["serving_batch"], "tpot_ms": d["serving_tpot_ms"],
                          "cost_per_month_usd": d["serving_cost_per_month_usd"],
-                         "cost_per_million_tokens_usd": d["serving_cost_per_million_tokens_usd"]})
+                         "cost_per_million_input_tokens_usd": d["serving_cost_per_million_input_tokens_usd"],
+                         "cost_per_million_output_tokens_usd": d["serving_cost_per_million_output_tokens_usd"],
+                         "cost_per_million_tokens_usd": d["serving_cost_per_million_tokens_usd"],
+                         "cost_per_request_usd": d["serving_cost_per_request_usd"]})
