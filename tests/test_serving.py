@@ -118,8 +118,13 @@ def test_a_model_that_fits_nowhere_is_a_warning_not_a_crash():
     assert any(w.startswith("serving: the weights (140 GB in bf16)") for w in est.warnings)
     out = est.to_dict()
     assert out["unavailable"]["details.serving_cost_per_million_tokens_usd"].startswith("the model does not fit")
-    with pytest.raises(ScenarioError, match="inference/serving replicas"):
+    with pytest.raises(ScenarioError, match=r"serving_tensor_parallel=1: .* takes 2 GPUs .*allowed: serving_tensor_parallel >= 2") as err:
         estimate(params=70e9, gpu="H100-SXM5-80GB", serving_tensor_parallel=1, serving_months=1)
+    assert err.value.field == "serving_tensor_parallel"
+    batch = Scenario(params=70e9, gpu="H100-SXM5-80GB", serving_tensor_parallel=1, serving_months=np.array([0.0, 1.0]))
+    with pytest.raises(ScenarioError, match=r"scenario 1 of the batch"):
+        estimate(batch)
+    assert estimate(params=70e9, gpu="H100-SXM5-80GB", serving_tensor_parallel=2, serving_months=1).details["serving_fits"]
 
 
 def test_unreachable_latency_target_is_reported():

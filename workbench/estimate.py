@@ -516,6 +516,7 @@ def _model(x: dict[str, np.ndarray]) -> tuple[dict[str, np.ndarray], list[Line]]
         "serving_replica_gpus": replica_gpus, "serving_batch": point["batch"], "serving_batch_limit": point["batch_limit"],
         "serving_tpot_ms": point["tpot_s"] * 1000.0, "serving_ttft_s": point["ttft_s"],
         "serving_meets_targets": point["meets_targets"], "serving_fits": point["fits"],
+        "serving_min_replica_gpus": point["min_replica_gpus"],
         "serving_kv_bytes_per_token": point["kv_bytes_per_token"], "serving_weight_bytes": point["weight_bytes"],
         "serving_tokens_per_second_per_gpu": throughput,
         "serving_output_tokens_per_second_per_gpu": np.where(
@@ -668,6 +669,30 @@ def _warnings(scenario: Scenario, figures: dict) -> list[str]:
     return out
 
 
+def _check_serving(scenario: Scenario, figures: dict) -> None:
+    """A serving horizon on a replica that cannot hold the model has no price: say which field to change,
+    rather than let a NaN serving line reach the total."""
+    bad = (np.asarray(scenario.serving_months) > 0) & ~np.asarray(figures["serving_fits"], dtype=bool)
+    if not bad.any():
+        return
+    i = np.unravel_index(int(np.argmax(bad)), np.shape(bad)) if np.ndim(bad) else ()
+    pick = lambda v: np.asarray(v)[i] if np.ndim(v) else v  # noqa: E731
+    where = f" (scenario {int(np.argmax(np.ravel(bad)))} of the batch)" if np.ndim(bad) else ""
+    need = pick(figures["serving_min_replica_gpus"])
+    weights_gb = pick(figures["serving_weight_bytes"]) / 1e9
+    precision = pick(np.broadcast_to(np.asarray(scenario.weight_precision, dtype=object), np.shape(bad)))
+    given = pick(np.broadcast_to(np.asarray(scenario.serving_tensor_parallel if scenario.serving_tensor_parallel
+                                            is not None else np.nan, dtype=float), np.shape(bad)))
+    field, value = ("serving_tensor_parallel", scenario.serving_tensor_parallel) if np.isfinite(given) else ("gpu", scenario.gpu)
+    need_text = f"{need:,.0f} GPUs" if np.isfinite(need) else "more GPUs than any replica has"
+    raise ScenarioError(field, value, f"serving for serving_months > 0 needs the weights ({weights_gb:,.0f} GB in "
+                        f"{precision}) and one request's KV cache in one replica, which takes {need_text} of "
+                        f"{pick(np.broadcast_to(np.asarray(scenario.gpu, dtype=object), np.shape(bad)))} memory{where}",
+                        f"serving_tensor_parallel >= {need:,.0f} (or empty, to size it), a lower weight_precision or "
+                        "kv_cache_precision, shorter requests, or serving_months = 0" if np.isfinite(need) else
+                        "an accelerator with memory, or serving_months = 0")
+
+
 def _checked_total(scenario: Scenario, lines: list[Line]) -> np.ndarray:
     """The sum of the lines, after checking that every line is a finite, non-negative amount.
 
@@ -694,6 +719,7 @@ def totals(scenario: Scenario) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     path for Monte Carlo and sweeps over very large batches."""
     inputs = _broadcast_inputs(scenario)
     figures, lines = _model(inputs)
+    _check_serving(scenario, figures)
     return _checked_total(scenario, lines), figures
 
 
@@ -713,6 +739,7 @@ def estimate(scenario: Scenario | None = None, **changes) -> Estimate:
     inputs = _broadcast_inputs(scenario)
     shape = next(iter(inputs.values())).shape
     figures, lines = _model(inputs)
+    _check_serving(scenario, figures)
     total = _checked_total(scenario, lines)
     figures = {k: _scalar(np.broadcast_to(v, shape)) for k, v in figures.items()}
     single = scenario.batch_size is None

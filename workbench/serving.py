@@ -239,7 +239,7 @@ def _plan(*, params, active_params, d_model, n_layers, n_kv_heads, head_dim, wei
     # candidates: powers of two within a node, the node, and the fewest whole nodes that hold the model
     with np.errstate(divide="ignore", invalid="ignore"):
         need = (weights + kv_token * (n_in + n_out)) / (memory * usable)
-    nodes = np.ceil(np.maximum(need, 1.0) / per_node - 1e-9) * per_node
+    nodes = np.ceil(np.maximum(need, 1.0) / per_node) * per_node  # no tolerance: "fits" below must hold
     powers = np.asarray(REPLICA_SIZES, dtype=float)
     candidates = np.concatenate(np.broadcast_arrays(powers, per_node, np.where(nodes > per_node, nodes, per_node)), axis=-1)
     allowed = candidates <= per_node
@@ -292,6 +292,7 @@ def _plan(*, params, active_params, d_model, n_layers, n_kv_heads, head_dim, wei
             "gpu_seconds_per_request": nan_unless_fits(gpu_s), "prefill_share": nan_unless_fits(share),
             "fits": chosen_fits, "meets_targets": chosen_fits & take(meets),
             "kv_bytes_per_token": kv_token[..., 0], "weight_bytes": weights[..., 0],
+            "min_replica_gpus": np.ceil(np.maximum(need, 1.0))[..., 0],
         }
         out["requests_per_second_per_replica"] = out["replica_gpus"] / out["gpu_seconds_per_request"]
     return out
