@@ -183,6 +183,7 @@ def test_serving_figures_shown_and_follow_the_link(page, voila_url):
     est = __import__("workbench").estimate(params=70e9, gpu="H100-SXM5-80GB").details
     assert f"{est['serving_cost_per_million_input_tokens_usd']:,.3f} USD per million input tokens" in text
     assert f"{est['serving_cost_per_million_output_tokens_usd']:,.3f} USD per million output tokens" in text
-    assert "GPUs per replica 8" in text
+    assert f"GPUs per replica {est['serving_replica_gpus']:.0f}" in text
+    assert f"{est['serving_utilisation']:.0%} of capacity used" in text and "not in the total: serving_months = 0" in text
     open_app(page, voila_url + "?v=1&params=70B&gpu=H100-SXM5-80GB&lang=zh&weight_precision=fp8")
     assert "每百万输入 token" in page.inner_text(".wb-serving")

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import workbench
-from workbench import Scenario, estimate
+from workbench import Scenario, ScenarioError, estimate
 from workbench.estimate import LINE_COLUMNS
 
 
@@ -156,3 +156,15 @@ def test_recompute_costs_time_under_the_prior():
     # a given MFU is the user's own measurement, recompute included
     given = [estimate(Scenario(recompute=r, mfu=0.4)).gpu_hours for r in ("none", "selective", "full")]
     assert given[0] == given[1] == given[2]
+
+
+def test_parallel_layout_is_checked():
+    """Attack found: pipeline stages beyond the layers were accepted, and sizing ignored the model-parallel group."""
+    with pytest.raises(ScenarioError, match=r"pipeline_parallel=64: is more pipeline stages than the model's 33 layers"):
+        estimate(pipeline_parallel=64)
+    sized = estimate(pipeline_parallel=2, tensor_parallel=8)  # a 16-GPU group: whole groups of whole nodes
+    assert sized.n_gpus % 16 == 0 and sized.n_gpus >= estimate().n_gpus
+    assert estimate(pipeline_parallel=3, tensor_parallel=8).n_gpus % 24 == 0
+    assert any("n_gpus=100 is not a multiple of tensor_parallel x pipeline_parallel = 8" in w
+               for w in estimate(n_gpus=100, tensor_parallel=8).warnings)
+    assert not any("multiple" in w for w in estimate(n_gpus=96, tensor_parallel=8).warnings)

@@ -190,6 +190,9 @@ def _cmd_serve(args) -> None:
         ("GPUs", _known(d["serving_gpus"], "{:,.1f} on average", "-") + ", "
                  + _known(d["serving_gpus_peak"], "{:,.0f} at the peak", "-")
                  + f", at {d['price_per_gpu_hour']:,.3f} USD/GPU-h"),
+        ("Utilisation", _known(d["serving_utilisation"], "{:.0%}", "-") + " of the provisioned capacity used over the day"
+                        + (" (the rest is the traffic's peak and min_replicas)" if np.isfinite(d["serving_utilisation"])
+                           and d["serving_utilisation"] < 0.8 else "")),
         ("Input tokens", usd("serving_cost_per_million_input_tokens_usd", "{:,.4f} USD per million")),
         ("Output tokens", usd("serving_cost_per_million_output_tokens_usd", "{:,.4f} USD per million")),
         ("Blended", usd("serving_cost_per_million_tokens_usd", "{:,.4f} USD per million tokens")),
@@ -199,8 +202,8 @@ def _cmd_serve(args) -> None:
     width = max(len(k) for k, _ in rows)
     for key, value in rows:
         print(f"  {key:<{width}}  {value}")
-    print("\nGPU cost only; egress, request logs, power and operations are lines of `workbench estimate "
-          "--serving-months N`.")
+    print(f"\nGPU cost only, before the engineering redundancy factor ({s.redundancy_factor:g}x in `workbench "
+          "estimate`); egress, request logs, power and operations are lines of `workbench estimate --serving-months N`.")
     for warning in summary["warnings"]:
         print(f"\nWarning: {warning}")
 

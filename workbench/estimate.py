@@ -106,6 +106,13 @@ class Estimate:
         if self.scenario.batch_size is not None:
             raise ScenarioError("scenario", f"a batch of {self.scenario.batch_size}", "has no single serving summary",
                                 "a single scenario")
+        if (self.scenario.serving_tokens_per_second_per_gpu is None
+                and not np.isfinite(catalog.spec(self.scenario.gpu, "mem_bandwidth_tbs"))):
+            # the same refusal as a plan with serving months: no figure here would mean anything
+            raise ScenarioError("serving_tokens_per_second_per_gpu", None,
+                                f"{self.scenario.gpu} has no memory bandwidth in the catalog for the serving roofline",
+                                "a throughput per GPU for this accelerator, or a GPU with a published bandwidth",
+                                "为该加速器填写单卡吞吐，或选择有公开带宽数据的 GPU")
         out = {name: self.details[name] for name in SERVING_FIGURES}
         out = {k: (v.item() if isinstance(v, np.ndarray) and v.ndim == 0 else v) for k, v in out.items()}
         out["monthly_lines"] = {
@@ -113,6 +120,7 @@ class Estimate:
             for line in self.lines[self.lines["stage"] == "inference"].itertuples()
             if self.scenario.serving_months > 0}
         out["warnings"] = [w for w in self.warnings if w.startswith("serving")]
+        out["warnings"] += [w for w in _multi_node_warning(self.details) if w not in out["warnings"]]
         out["scenario"] = self.scenario.to_dict()
         unavailable: dict[str, str] = {}
         out = _json_safe(out, "", unavailable, self.scenario, self._reasons())
@@ -129,7 +137,7 @@ SERVING_FIGURES = (
     "serving_tokens_per_second_per_gpu", "serving_output_tokens_per_second_per_gpu", "serving_replica_gpus",
     "serving_batch", "serving_batch_limit", "serving_tpot_ms", "serving_ttft_s", "serving_gpus", "serving_gpus_peak",
     "serving_prefill_share", "serving_kv_bytes_per_token", "serving_weight_bytes", "serving_meets_targets",
-    "serving_fits", "price_per_gpu_hour")
+    "serving_fits", "serving_utilisation", "price_per_gpu_hour")
 
 
 #: Why a figure can be missing (NaN or infinite) for a valid scenario, by its name in ``to_dict()``.
@@ -246,10 +254,12 @@ def _model(x: dict[str, np.ndarray]) -> tuple[dict[str, np.ndarray], list[Line]]
     # the largest cluster the n_gpus field allows (a warning says when the target duration is then missed)
     model_parallel = x["tensor_parallel"] * x["pipeline_parallel"]
     fit_gpus = np.where(np.isfinite(min_gpus), min_gpus, model_parallel)
-    min_nodes_gpus = np.ceil(np.maximum(fit_gpus, model_parallel) / per_node) * per_node
-    largest = np.floor(fields()["n_gpus"].max / per_node) * per_node
+    # a step of whole nodes that is also a whole number of model-parallel groups (data-parallel replicas)
+    step = np.lcm(np.asarray(per_node, dtype=np.int64), np.asarray(model_parallel, dtype=np.int64)).astype(float)
+    min_nodes_gpus = np.ceil(np.maximum(fit_gpus, model_parallel) / step) * step
+    largest = np.maximum(np.floor(fields()["n_gpus"].max / step) * step, step)
     exact = mfu.gpus_for_duration(hours_at_reference, x["target_days"], beta)
-    wanted = np.maximum(np.ceil(exact / per_node - 1e-9) * per_node, min_nodes_gpus)
+    wanted = np.maximum(np.ceil(exact / step - 1e-9) * step, min_nodes_gpus)
     n_gpus = _fill(x["n_gpus"], np.minimum(wanted, largest))
     prior = mfu.level(x["gpu"]) * mfu.cluster_factor(n_gpus)
     mfu_used = _fill(x["mfu"], level * mfu.cluster_factor(n_gpus))
@@ -312,7 +322,9 @@ def _model(x: dict[str, np.ndarray]) -> tuple[dict[str, np.ndarray], list[Line]]
     training_days = sum(stage_days.values())
     staff_months = _fill(x["staff_months"], training_days / operations.DAYS_PER_MONTH)
 
-    # -- serving: a replica's roofline operating point, then replicas for the day's traffic
+    # -- serving: the replica size and operating point that need the fewest GPUs for the day's traffic
+    # owned GPUs cost the same idle or busy: a self-hosted fleet is sized for the peak whatever the provisioning
+    autoscaled = (x["serving_provisioning"] == "autoscaling") & ~self_hosted
     heads = np.maximum(1.0, np.round(d_model / compute.HEAD_DIM))
     point = serving.plan(
         params=x["params"], active_params=active, d_model=d_model, n_layers=n_layers,
@@ -325,18 +337,19 @@ def _model(x: dict[str, np.ndarray]) -> tuple[dict[str, np.ndarray], list[Line]]
         output_tokens=x["output_tokens_per_request"], prefix_cache_hit_rate=x["prefix_cache_hit_rate"],
         tpot_target_s=x["tpot_target_ms"] / 1000.0, ttft_target_s=x["ttft_target_s"], max_batch=x["serving_max_batch"],
         gpus_per_node=per_node, prefill_mode=x["serving_prefill"], replica_gpus=x["serving_tensor_parallel"],
-        tokens_per_second_per_gpu=x["serving_tokens_per_second_per_gpu"])
+        tokens_per_second_per_gpu=x["serving_tokens_per_second_per_gpu"], requests_per_day=x["requests_per_day"],
+        peak_to_average=x["peak_to_average"], min_replicas=x["min_replicas"], autoscaling=autoscaled)
     replica_gpus = point["replica_gpus"]
     tokens_per_request = x["input_tokens_per_request"] + x["output_tokens_per_request"]
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         throughput = np.where(point["gpu_seconds_per_request"] > 0, tokens_per_request / point["gpu_seconds_per_request"], np.inf)
-        running, peak_replicas = serving.provisioned_replicas(
-            x["requests_per_day"], point["requests_per_second_per_replica"], x["peak_to_average"], x["min_replicas"],
-            x["serving_provisioning"] == "autoscaling")
-    # owned GPUs cost the same idle or busy: a self-hosted fleet is sized for the peak whatever the provisioning
-    autoscaled = (x["serving_provisioning"] == "autoscaling") & ~self_hosted
+    running, peak_replicas = point["replicas_running"], point["replicas_peak"]
     serve_gpus = np.where(autoscaled, running, peak_replicas) * replica_gpus
     base_gpus = np.where(autoscaled, np.minimum(x["min_replicas"], peak_replicas), peak_replicas) * replica_gpus
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # the share of the provisioned replicas' capacity the day's requests use: idle capacity is paid for too
+        utilisation = np.where(serve_gpus > 0, x["requests_per_day"] / 86400.0 * point["gpu_seconds_per_request"]
+                               / np.where(serve_gpus > 0, serve_gpus, 1.0), 0.0)
     serve_month_usd = serve_gpus * serving.HOURS_PER_MONTH * price
     month_requests = x["requests_per_day"] * serving.DAYS_PER_MONTH
     month_in = month_requests * x["input_tokens_per_request"]
@@ -349,8 +362,9 @@ def _model(x: dict[str, np.ndarray]) -> tuple[dict[str, np.ndarray], list[Line]]
                                        np.nan)
         usd_per_request = np.where(month_requests > 0, serve_month_usd / month_requests, np.nan)
     serving_on = x["serving_months"] > 0
-    serve_hours = np.where(serving_on, serve_gpus * serving.HOURS_PER_MONTH * x["serving_months"], 0.0)
-    base_hours = np.where(serving_on, base_gpus * serving.HOURS_PER_MONTH * x["serving_months"], 0.0)
+    with np.errstate(invalid="ignore"):  # a GPU with no bandwidth on record: NaN GPUs, refused if serving is on
+        serve_hours = np.where(serving_on, serve_gpus * serving.HOURS_PER_MONTH * x["serving_months"], 0.0)
+        base_hours = np.where(serving_on, base_gpus * serving.HOURS_PER_MONTH * x["serving_months"], 0.0)
 
     # -- lines
     dataset = storage.dataset_bytes(x["tokens"], x["bytes_per_token"])
@@ -516,11 +530,13 @@ def _model(x: dict[str, np.ndarray]) -> tuple[dict[str, np.ndarray], list[Line]]
         "serving_replica_gpus": replica_gpus, "serving_batch": point["batch"], "serving_batch_limit": point["batch_limit"],
         "serving_tpot_ms": point["tpot_s"] * 1000.0, "serving_ttft_s": point["ttft_s"],
         "serving_meets_targets": point["meets_targets"], "serving_fits": point["fits"],
-        "serving_min_replica_gpus": point["min_replica_gpus"],
+        "serving_min_replica_gpus": point["min_replica_gpus"], "serving_utilisation": utilisation,
+        "serving_gpus_per_node": per_node,
         "serving_kv_bytes_per_token": point["kv_bytes_per_token"], "serving_weight_bytes": point["weight_bytes"],
         "serving_tokens_per_second_per_gpu": throughput,
         "serving_output_tokens_per_second_per_gpu": np.where(
-            tokens_per_request > 0, throughput * x["output_tokens_per_request"] / np.where(tokens_per_request > 0, tokens_per_request, 1.0), 0.0),
+            tokens_per_request > 0, np.where(tokens_per_request > 0, throughput, 0.0) * x["output_tokens_per_request"]
+            / np.where(tokens_per_request > 0, tokens_per_request, 1.0), 0.0),
         "serving_prefill_share": point["prefill_share"],
         "serving_cost_per_month_usd": serve_month_usd, "serving_cost_per_million_tokens_usd": usd_per_million,
         "serving_cost_per_million_input_tokens_usd": usd_per_million_in,
@@ -617,8 +633,8 @@ def _defaults_used(scenario: Scenario, figures: dict) -> dict[str, str]:
             f"at serving_mfu {scenario.serving_mfu:g}, decode at serving_mbu {scenario.serving_mbu:g} of "
             f"{scenario.gpu}'s bandwidth, {figures['serving_tpot_ms']:.1f} ms per output token")
     if scenario.serving_tensor_parallel is None and np.isfinite(figures["serving_replica_gpus"]):
-        used["serving_tensor_parallel"] = (f"{figures['serving_replica_gpus']:.0f}: the replica size with the fewest "
-                                           "GPU-seconds per request that holds the model and meets the latency targets")
+        used["serving_tensor_parallel"] = (f"{figures['serving_replica_gpus']:.0f}: the replica size that needs the "
+                                           "fewest GPUs for the day's traffic, holds the model and meets the latency targets")
     if scenario.n_kv_heads is None:
         used["n_kv_heads"] = f"{min(8, max(1, round(figures['d_model'] / 128)))}: grouped-query attention as in Llama 3"
     if scenario.n_gpus is None:
@@ -648,6 +664,10 @@ def _warnings(scenario: Scenario, figures: dict) -> list[str]:
     elif figures["n_gpus"] < figures["min_gpus_to_fit"]:
         out.append(f"n_gpus={figures['n_gpus']:.0f} is below the {figures['min_gpus_to_fit']:.0f} GPUs that fit "
                    f"the model states and activations in {scenario.gpu} memory")
+    group = scenario.tensor_parallel * scenario.pipeline_parallel
+    if scenario.n_gpus is not None and scenario.n_gpus % group:
+        out.append(f"n_gpus={scenario.n_gpus:.0f} is not a multiple of tensor_parallel x pipeline_parallel = {group}: "
+                   f"{scenario.n_gpus / group:,.2f} data-parallel replicas; the figures assume the GPUs are all used")
     if not figures["serving_fits"]:
         out.append(f"serving: the weights ({figures['serving_weight_bytes'] / 1e9:,.0f} GB in {scenario.weight_precision}) "
                    f"and one request's KV cache do not fit in the replica"
@@ -659,6 +679,8 @@ def _warnings(scenario: Scenario, figures: dict) -> list[str]:
         out.append(f"serving: no replica size meets the time per output token of {scenario.tpot_target_ms:g} ms{ttft}; "
                    f"the fastest replica ({figures['serving_replica_gpus']:.0f} GPUs) takes "
                    f"{figures['serving_tpot_ms']:.1f} ms per token and {figures['serving_ttft_s']:.2f} s to the first token")
+    if scenario.serving_months > 0:
+        out += _multi_node_warning(figures)
     if scenario.budget_usd is not None and figures["total_cost_usd"] > scenario.budget_usd:
         over = figures["total_cost_usd"] - scenario.budget_usd
         out.append(f"the plan's total of {figures['total_cost_usd']:,.0f} USD is over the budget of "
@@ -670,8 +692,23 @@ def _warnings(scenario: Scenario, figures: dict) -> list[str]:
 
 
 def _check_serving(scenario: Scenario, figures: dict) -> None:
-    """A serving horizon on a replica that cannot hold the model has no price: say which field to change,
-    rather than let a NaN serving line reach the total."""
+    """Inputs that contradict the model's derived shape, and a serving horizon on a replica that cannot hold
+    the model (it has no price): say which field to change, rather than let a NaN line reach the total."""
+    layers = np.asarray(figures["n_layers"], dtype=float)
+    stages = np.asarray(scenario.pipeline_parallel, dtype=float)
+    if (stages > layers).any():
+        i = int(np.argmax(np.ravel(np.broadcast_to(stages > layers, np.broadcast(stages, layers).shape))))
+        raise ScenarioError("pipeline_parallel", scenario.pipeline_parallel, f"is more pipeline stages than the model's "
+                            f"{np.ravel(np.broadcast_to(layers, np.broadcast(stages, layers).shape))[i]:,.0f} layers",
+                            "1 to the number of layers (n_layers)")
+    if scenario.n_kv_heads is not None:
+        heads = np.maximum(1.0, np.round(np.asarray(figures["d_model"], dtype=float) / compute.HEAD_DIM))
+        over = np.asarray(scenario.n_kv_heads, dtype=float) > heads
+        if over.any():
+            i = int(np.argmax(np.ravel(np.broadcast_to(over, np.broadcast(over, heads).shape))))
+            raise ScenarioError("n_kv_heads", scenario.n_kv_heads, f"is more than the model's "
+                                f"{np.ravel(np.broadcast_to(heads, np.broadcast(over, heads).shape))[i]:,.0f} attention "
+                                f"heads (d_model / {compute.HEAD_DIM})", "1 to the number of attention heads")
     bad = (np.asarray(scenario.serving_months) > 0) & ~np.asarray(figures["serving_fits"], dtype=bool)
     if not bad.any():
         return
@@ -691,6 +728,14 @@ def _check_serving(scenario: Scenario, figures: dict) -> None:
                         f"serving_tensor_parallel >= {need:,.0f} (or empty, to size it), a lower weight_precision or "
                         "kv_cache_precision, shorter requests, or serving_months = 0" if np.isfinite(need) else
                         "an accelerator with memory, or serving_months = 0")
+
+
+def _multi_node_warning(figures) -> list[str]:
+    if not (figures["serving_fits"] and figures["serving_replica_gpus"] > figures["serving_gpus_per_node"]):
+        return []
+    return [f"serving: a replica of {figures['serving_replica_gpus']:,.0f} GPUs spans "
+            f"{figures['serving_replica_gpus'] / figures['serving_gpus_per_node']:,.0f} nodes; tensor-parallel "
+            "communication between nodes is not modelled, so its latency and cost are optimistic"]
 
 
 def _checked_total(scenario: Scenario, lines: list[Line]) -> np.ndarray:

@@ -40,7 +40,8 @@ def checkpoint_write_hours(checkpoint_bytes, n_gpus, write_gb_per_s_per_gpu):
 
 def young_daly_interval_hours(write_hours, cluster_mtbf_hours):
     """Optimal checkpoint interval sqrt(2 delta M) [h] (Young 1974; Daly 2006); ``inf`` without failures."""
-    return np.sqrt(2.0 * np.asarray(write_hours, dtype=float) * np.asarray(cluster_mtbf_hours, dtype=float))
+    with np.errstate(over="ignore"):  # a near-zero failure rate: an interval of "never", as without failures
+        return np.sqrt(2.0 * np.asarray(write_hours, dtype=float) * np.asarray(cluster_mtbf_hours, dtype=float))
 
 
 def overhead(wall_hours, n_gpus, interruptions_per_day, interval_hours, write_hours, restart_hours):

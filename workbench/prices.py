@@ -95,4 +95,4 @@ def api_prices() -> pd.DataFrame:
                       required=("model", "provider", "weights", "input_usd_per_million", "output_usd_per_million",
                                 "date", "source"),
                       bounds={"input_usd_per_million": (0, 1000), "output_usd_per_million": (0, 1000)},
-                      choices={"weights": {"bf16", "fp16", "fp8", "int8", "int4"}})
+                      choices={"weights": {"bf16", "fp16", "fp8", "int8", "int4", "unknown"}})

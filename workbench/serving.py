@@ -10,22 +10,26 @@ after the weights (paged, so a sequence holds its current context; Kwon et al. 2
 the time-per-output-token target (a step may take at most that long), or the scheduler's maximum batch.
 
 A replica is a group of GPUs holding one copy of the weights: tensor parallel within a node (a power of two up to
-``gpus_per_node``, or the whole node), or, for a model that does not fit in one node, the fewest whole nodes that
-hold it. Its bandwidth and FLOP/s are its GPUs' sum; tensor-parallel communication is not charged (within
-NVLink a few per cent of a step; optimistic across nodes). Unless it is given, the replica size is the candidate
-with the fewest GPU-seconds per request that holds the weights and one whole sequence's KV cache and meets the
-latency targets; if none meets them, the fastest that fits (``meets_targets`` is then false).
+``gpus_per_node``, or the whole node), or 1, 2, 4 or 8 times the fewest whole nodes that hold it. Its bandwidth and
+FLOP/s are its GPUs' sum; tensor-parallel communication is not charged (within NVLink a few per cent of a step;
+optimistic across nodes). Unless it is given, the replica size is the candidate that needs the fewest GPUs for
+the day's traffic (whole replicas, at least ``min_replicas``, at the peak or along the autoscaled curve) among
+those that hold the weights and one whole sequence's KV cache and meet the latency targets; if none meets them,
+the fastest that fits (``meets_targets`` is then false).
 
-With ``prefill_mode`` ``interleaved`` (continuous batching with chunked prefill, vLLM's default) the prompts of
-arriving requests run between decode steps and lengthen the time per output token, so a long prompt shrinks the
-batch that meets the target; ``disaggregated`` runs prefill on other replicas of the same size (Zhong et al.
-2024, DistServe, arXiv:2401.09670; Patel et al. 2024, Splitwise, arXiv:2311.18677), and the decode batch is
-limited by memory, its step time and the scheduler only.
+A decode step takes the slower of its memory traffic and its compute. With ``prefill_mode`` ``interleaved``
+(continuous batching with chunked prefill, vLLM's default) the prompts of arriving requests ride in the same
+forward passes: ``batch / output`` prompts per step add compute, not weight reads, so short prompts hide under
+the weight reads and long ones make the steps compute-bound and shrink the batch that meets the target;
+``disaggregated`` runs prefill on other replicas of the same size (Zhong et al. 2024, DistServe,
+arXiv:2401.09670; Patel et al. 2024, Splitwise, arXiv:2311.18677), and the decode batch is limited by memory,
+its step time and the scheduler only. The batch is the mean number of sequences in flight, not rounded: below
+one where prompts' compute limits the replica.
 
-Replica time per request = prefill time + output tokens x step time / batch. Its prefill share prices input
-tokens, the rest output tokens. Traffic over a day follows a smooth daily curve with the given peak-to-average
-ratio (:func:`daily_profile`); fixed provisioning runs the peak's replicas all day, autoscaling follows the
-curve in 5-minute steps between ``min_replicas`` and the peak.
+Replica time per request: interleaved, output tokens x step time / batch; disaggregated, prefill time plus that.
+The prefill's share of (prefill + decode alone) prices input tokens, the rest output tokens. Traffic over a day
+follows a smooth daily curve with the given peak-to-average ratio (:func:`daily_profile`); fixed provisioning runs
+the peak's replicas all day, autoscaling follows the curve in 5-minute steps between ``min_replicas`` and the peak.
 """
 from __future__ import annotations
 
@@ -40,6 +44,8 @@ DAYS_PER_MONTH = 365.25 / 12
 PRECISION_BYTES = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5}
 #: Tensor-parallel sizes considered within a node when ``serving_tensor_parallel`` is empty [GPU].
 REPLICA_SIZES = tuple(2 ** k for k in range(13))  # 1 ... 4096, those above gpus_per_node left out
+#: Multiples of the fewest whole nodes that hold the model, also considered [-].
+NODE_MULTIPLES = (1, 2, 4, 8)
 #: Samples of the daily traffic curve: 5-minute steps, the granularity of a typical autoscaler.
 PROFILE_STEPS = 288
 
@@ -105,16 +111,16 @@ def latency_batch_limit(tpot_target_s, weight_bytes, active_weight_bytes, kv_byt
                         bandwidth_bytes_per_s, flops_per_s, prefill_seconds_per_step_and_sequence=0.0):
     """Largest batch whose time per output token stays within ``tpot_target_s`` [sequences, not rounded].
 
-    The time between two tokens of a sequence is the decode step (:func:`decode_step_seconds`) plus the
-    prefills run in between: with continuous batching each of the ``batch`` sequences lasts ``output`` steps,
-    so ``batch / output`` new prompts are prefilled per step (spread by chunked prefill), adding
-    ``batch x prefill_seconds_per_step_and_sequence`` (= prefill time / output tokens). Piecewise linear in
-    the batch, inverted here. Below 1: the target cannot be met at this replica size.
+    A step takes the slower of its memory traffic and its compute (:func:`decode_step_seconds`). With
+    continuous batching and chunked prefill, the prompts of arriving requests ride in the same forward passes:
+    each of the ``batch`` sequences lasts ``output`` steps, so ``batch / output`` prompts are prefilled per step,
+    which adds ``batch x prefill_seconds_per_step_and_sequence`` (= prefill time / output tokens) to the step's
+    compute, not to its memory traffic (the weights are read once for both). Piecewise linear, inverted here.
     """
     target = np.asarray(tpot_target_s, dtype=float)
     extra = np.asarray(prefill_seconds_per_step_and_sequence, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
-        per_sequence = kv_bytes_per_sequence / bandwidth_bytes_per_s + extra
+        per_sequence = kv_bytes_per_sequence / bandwidth_bytes_per_s
         partial = target / (active_weight_bytes / bandwidth_bytes_per_s + per_sequence)  # batch x active < all
         full = (target - weight_bytes / bandwidth_bytes_per_s) / per_sequence             # all weights read
         memory = np.where(partial * active_weight_bytes <= weight_bytes, partial, full)
@@ -210,40 +216,49 @@ def _constant(a: np.ndarray) -> bool:
 
 
 def _plan(*, params, active_params, d_model, n_layers, n_kv_heads, head_dim, weight_precision, kv_precision,
-         memory_bytes_per_gpu, usable_memory_fraction, bandwidth_bytes_per_s_per_gpu, peak_flops_per_s_per_gpu,
-         serving_mfu, serving_mbu, input_tokens, output_tokens, prefix_cache_hit_rate, tpot_target_s,
-         ttft_target_s, max_batch, gpus_per_node=8, prefill_mode="interleaved", replica_gpus=np.nan,
-         tokens_per_second_per_gpu=np.nan) -> dict:
-    """One replica's operating point, for every scenario of a batch (arrays broadcast; NaN = not given).
+          memory_bytes_per_gpu, usable_memory_fraction, bandwidth_bytes_per_s_per_gpu, peak_flops_per_s_per_gpu,
+          serving_mfu, serving_mbu, input_tokens, output_tokens, prefix_cache_hit_rate, tpot_target_s,
+          ttft_target_s, max_batch, gpus_per_node=8, prefill_mode="interleaved", replica_gpus=np.nan,
+          tokens_per_second_per_gpu=np.nan, requests_per_day=0.0, peak_to_average=1.0, min_replicas=1.0,
+          autoscaling=False):
+    """The operating point of the replica size that needs the fewest GPUs for the day's traffic.
 
-    Returns arrays: ``replica_gpus``, ``batch`` (concurrent sequences), ``batch_limit`` (which limit binds),
-    ``tpot_s`` (time per output token: decode step plus interleaved prefills), ``step_s``, ``ttft_s``
-    (prefill of one prompt alone), ``gpu_seconds_per_request``,
-    ``prefill_share`` (of the replica time), ``requests_per_second_per_replica``, ``fits`` (weights and one
-    sequence fit) and ``meets_targets``. ``tokens_per_second_per_gpu`` given replaces the roofline's time per
-    request (input + output tokens per GPU-second); the replica is then the smallest that fits.
+    Memory [byte], bandwidth [byte/s] and peak [FLOP/s] are per GPU; lengths [token]; targets [s] (NaN = none);
+    ``replica_gpus`` NaN = searched; ``tokens_per_second_per_gpu`` NaN = from the roofline (else it replaces
+    the replica's throughput); ``requests_per_day``, ``peak_to_average``, ``min_replicas`` and ``autoscaling``
+    say how many whole replicas each size needs (:func:`provisioned_replicas`), which decides the size.
+
+    Returns arrays: ``replica_gpus``, ``batch`` (mean concurrent sequences), ``batch_limit`` (which limit
+    binds), ``tpot_s`` (time per output token), ``step_s`` (a decode step without prefills), ``ttft_s`` (the
+    prompt's prefill), ``gpu_seconds_per_request``, ``prefill_share`` (of the replica's time, pricing input
+    tokens), ``fits``, ``meets_targets``, ``kv_bytes_per_token``, ``weight_bytes``, ``min_replica_gpus``,
+    ``requests_per_second_per_replica``, ``replicas_running`` (average) and ``replicas_peak``.
     """
     arrays = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (
         params, active_params, d_model, n_layers, n_kv_heads, head_dim, memory_bytes_per_gpu, usable_memory_fraction,
         bandwidth_bytes_per_s_per_gpu, peak_flops_per_s_per_gpu, serving_mfu, serving_mbu, input_tokens, output_tokens,
         prefix_cache_hit_rate, tpot_target_s, ttft_target_s, max_batch, gpus_per_node, replica_gpus,
-        tokens_per_second_per_gpu)))
+        tokens_per_second_per_gpu, requests_per_day, peak_to_average, min_replicas)))
     shape = arrays[0].shape
     (params, active, d_model, n_layers, n_kv, head_dim, memory, usable, bandwidth, peak, mfu, mbu, n_in, n_out, hit,
-     tpot_target, ttft_target, max_batch, per_node, given_tp, given_rate) = (a[..., None] for a in arrays)
+     tpot_target, ttft_target, max_batch, per_node, given_tp, given_rate, per_day, ratio, minimum) = (
+        a[..., None] for a in arrays)
     weight_precision = np.broadcast_to(np.asarray(weight_precision, dtype=object), shape)[..., None]
     kv_precision = np.broadcast_to(np.asarray(kv_precision, dtype=object), shape)[..., None]
     weights = params * precision_bytes(weight_precision)
     active_weights = active * precision_bytes(weight_precision)
     kv_token = kv_bytes_per_token(n_layers, n_kv, head_dim, kv_precision)
-    # candidates: powers of two within a node, the node, and the fewest whole nodes that hold the model
+    # candidates: powers of two within a node, the node, and 1, 2, 4, 8 times the fewest whole nodes that hold
+    # the model (more bandwidth per replica, for targets one node cannot meet)
     with np.errstate(divide="ignore", invalid="ignore"):
         need = (weights + kv_token * (n_in + n_out)) / (memory * usable)
     nodes = np.ceil(np.maximum(need, 1.0) / per_node) * per_node  # no tolerance: "fits" below must hold
     powers = np.asarray(REPLICA_SIZES, dtype=float)
-    candidates = np.concatenate(np.broadcast_arrays(powers, per_node, np.where(nodes > per_node, nodes, per_node)), axis=-1)
+    multi = nodes * np.asarray(NODE_MULTIPLES, dtype=float)
+    candidates = np.concatenate([np.broadcast_to(powers, shape + powers.shape), np.broadcast_to(per_node, shape + (1,)),
+                                 np.broadcast_to(multi, shape + multi.shape[-1:])], axis=-1)
     allowed = candidates <= per_node
-    allowed[..., -1] = True
+    allowed[..., -len(NODE_MULTIPLES):] = True
     tp = np.where(np.isnan(given_tp), candidates, given_tp)
     allowed = allowed | ~np.isnan(given_tp)
     mean_context = n_in + n_out / 2.0  # a sequence's context grows from the prompt to prompt + output
@@ -253,38 +268,53 @@ def _plan(*, params, active_params, d_model, n_layers, n_kv_heads, head_dim, wei
     achieved_bandwidth, achieved_flops = tp * bandwidth * mbu, tp * peak * mfu
     flops_token = decode_flops_per_token(active, mean_context, d_model, n_layers)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        kv_limit = np.where(kv_sequence > 0, kv_budget / kv_sequence, np.inf)
+        kv_limit = np.where(kv_sequence > 0, np.floor(kv_budget / kv_sequence), np.inf)
         prefill_s = cached_prefill_flops(active, n_in, n_in * hit, d_model, n_layers) / achieved_flops
         mode = np.broadcast_to(np.asarray(prefill_mode, dtype=object), shape)[..., None]
         interleaved = np.where((n_out > 0) & (mode == "interleaved"), prefill_s / n_out, 0.0)
         latency_limit = latency_batch_limit(tpot_target, weights, active_weights, kv_sequence, flops_token,
                                             achieved_bandwidth, achieved_flops, interleaved)
         limits = np.stack([kv_limit, latency_limit, np.broadcast_to(max_batch, kv_limit.shape)], axis=-1)
-        batch = np.maximum(1.0, np.floor(np.nanmin(np.where(np.isnan(limits), np.inf, limits), axis=-1)))
-        binding = np.argmin(np.where(np.isnan(limits), np.inf, limits), axis=-1)
+        limits = np.where(np.isnan(limits), np.inf, limits)
+        binding = np.argmin(limits, axis=-1)
+        # a replica can always run one sequence at a time: the target is reachable if that step is fast enough
+        one_step = (weight_bytes_read(1.0, weights, active_weights) + kv_sequence) / achieved_bandwidth
+        reachable = one_step <= tpot_target * (1 + 1e-12)
+        # the mean number of sequences in flight, not rounded: below one where the prompts' prefill is what
+        # limits a replica (it then waits for compute, not for memory); one where the target is out of reach
+        batch = np.where(reachable, np.min(limits, axis=-1), np.minimum(1.0, np.min(limits[..., [0, 2]], axis=-1)))
         step = decode_step_seconds(batch, weights, active_weights, kv_sequence, flops_token, achieved_bandwidth,
                                    achieved_flops)
-        tpot = step + batch * interleaved
+        tpot = decode_step_seconds(batch, weights, active_weights, kv_sequence, flops_token + interleaved * achieved_flops,
+                                   achieved_bandwidth, achieved_flops)
         ttft = prefill_s  # the prompt's prefill alone, before any queueing
         decode_s = np.where(n_out > 0, n_out * step / batch, 0.0)
-        replica_s = prefill_s + decode_s
-        roofline_share = np.where(replica_s > 0, prefill_s / replica_s, np.where(n_in + n_out > 0, n_in / (n_in + n_out), 0.0))
+        replica_s = np.where(n_out > 0, n_out * tpot / batch, prefill_s)  # interleaved: prefills inside the steps
+        replica_s = np.where(mode == "interleaved", replica_s, prefill_s + decode_s)
+        split = prefill_s + decode_s
+        roofline_share = np.where(split > 0, prefill_s / split, np.where(n_in + n_out > 0, n_in / (n_in + n_out), 0.0))
         override = ~np.isnan(given_rate)
         gpu_s = np.where(override, (n_in + n_out) / given_rate, tp * replica_s)
         share = np.where(override & ~np.isfinite(roofline_share), n_in / np.maximum(n_in + n_out, 1e-300), roofline_share)
-        meets = (latency_limit >= 1.0) & (np.isnan(ttft_target) | (ttft <= ttft_target))
+        meets = reachable & (np.isnan(ttft_target) | (ttft <= ttft_target))
+        rate = np.where(gpu_s > 0, tp / gpu_s, np.inf)  # requests per second per replica
+        running, peak_replicas = provisioned_replicas(per_day, rate, ratio, minimum, np.broadcast_to(
+            np.asarray(autoscaling, dtype=bool), shape)[..., None])
     ok = fits & np.where(override, True, meets)
-    # the cheapest replica that meets the targets; if none does, the fastest that fits (a warning says so)
-    cheapest = np.argmin(np.where(ok & np.isfinite(gpu_s), gpu_s, np.inf), axis=-1)
+    # the size with the fewest GPUs provisioned that meets the targets (ties: fewest GPU-seconds per request);
+    # if none meets them, the fastest that fits (a warning says so)
+    gpus = np.where(ok & np.isfinite(gpu_s), running * tp, np.inf)
+    best = np.min(gpus, axis=-1, keepdims=True)
+    cheapest = np.argmin(np.where(gpus <= best * (1 + 1e-12), gpu_s, np.inf), axis=-1)
     fastest = np.argmin(np.where(fits & np.isfinite(tpot), tpot, np.inf), axis=-1)
-    pick = np.where(ok.any(axis=-1), cheapest, fastest)[..., None]
+    pick = np.where(np.isfinite(best[..., 0]), cheapest, fastest)[..., None]
 
     def take(a):
         return np.take_along_axis(np.broadcast_to(a, fits.shape), pick, axis=-1)[..., 0]
 
     chosen_fits = take(fits)
     nan_unless_fits = lambda a: np.where(chosen_fits, take(a), np.nan)  # noqa: E731
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", over="ignore"):
         out = {
             "replica_gpus": take(np.broadcast_to(tp, fits.shape)), "batch": nan_unless_fits(batch),
             "batch_limit": np.asarray(["kv cache memory", "latency target", "max batch"], dtype=object)[take(binding)],
@@ -293,6 +323,7 @@ def _plan(*, params, active_params, d_model, n_layers, n_kv_heads, head_dim, wei
             "fits": chosen_fits, "meets_targets": chosen_fits & take(meets),
             "kv_bytes_per_token": kv_token[..., 0], "weight_bytes": weights[..., 0],
             "min_replica_gpus": np.ceil(np.maximum(need, 1.0))[..., 0],
+            "replicas_running": nan_unless_fits(running), "replicas_peak": nan_unless_fits(peak_replicas),
         }
         out["requests_per_second_per_replica"] = out["replica_gpus"] / out["gpu_seconds_per_request"]
     return out

@@ -760,6 +760,7 @@ class Planner:
     def _serving_text(self) -> str:
         """USD (or CNY) per million input / output / blended tokens, GPUs, replica, batch and latency."""
         d, lang, r, cur = self.est.details, self.lang, views.rate(self.est, self.currency), self.currency
+        s = self.est.scenario
         figures = [d[k] for k in ("serving_cost_per_million_input_tokens_usd", "serving_cost_per_million_output_tokens_usd",
                                   "serving_cost_per_million_tokens_usd", "serving_gpus", "serving_tpot_ms")]
         if not all(np.isfinite(f) for f in figures):
@@ -768,7 +769,11 @@ class Planner:
         return (f"{inp * r:,.3f} {cur} {t('per_million_in', lang)} · {out * r:,.3f} {cur} {t('per_million_out', lang)}"
                 f" · {t('blended', lang)} {blend * r:,.3f} · {gpus:,.1f} {t('serving_gpus', lang)} "
                 f"({t('replica', lang)} {d['serving_replica_gpus']:,.0f}, {t('batch', lang)} {d['serving_batch']:,.0f}, "
-                f"{tpot:,.1f} {t('tpot', lang)})")
+                f"{tpot:,.1f} {t('tpot', lang)}) · "
+                + t("serving_traffic", lang).format(requests=s.requests_per_day, peak=s.peak_to_average,
+                                                    utilisation=d["serving_utilisation"])
+                + " · " + (t("serving_in_total", lang).format(months=s.serving_months) if s.serving_months > 0
+                           else t("serving_not_in_total", lang)))
 
     def _render_lines(self):
         table = views.lines_table(self.est, self.currency, self.lang)
