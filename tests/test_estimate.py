@@ -161,10 +161,27 @@ def test_recompute_costs_time_under_the_prior():
 def test_parallel_layout_is_checked():
     """Attack found: pipeline stages beyond the layers were accepted, and sizing ignored the model-parallel group."""
     with pytest.raises(ScenarioError, match=r"pipeline_parallel=64: is more pipeline stages than the model's 33 layers"):
-        estimate(pipeline_parallel=64)
+        Scenario(pipeline_parallel=64)
+    with pytest.raises(ScenarioError, match=r"pipeline_parallel=17: .* 16 layers"):
+        Scenario(n_layers=16, pipeline_parallel=17)
+    assert Scenario(params=405e9, pipeline_parallel=16).pipeline_parallel == 16
     sized = estimate(pipeline_parallel=2, tensor_parallel=8)  # a 16-GPU group: whole groups of whole nodes
     assert sized.n_gpus % 16 == 0 and sized.n_gpus >= estimate().n_gpus
     assert estimate(pipeline_parallel=3, tensor_parallel=8).n_gpus % 24 == 0
     assert any("n_gpus=100 is not a multiple of tensor_parallel x pipeline_parallel = 8" in w
                for w in estimate(n_gpus=100, tensor_parallel=8).warnings)
     assert not any("multiple" in w for w in estimate(n_gpus=96, tensor_parallel=8).warnings)
+
+
+def test_size_sweeps_bring_the_layout_within_each_size():
+    """A layout valid at 7B (33 pipeline stages, 32 KV heads) cannot hold at 1B: sweeps over size clamp it."""
+    from workbench import explore, sensitivity, views
+    s = Scenario(pipeline_parallel=33, n_kv_heads=32)
+    curve = views.size_curve(s)
+    assert len(curve) == 25 and (curve["cost_usd"] > 0).all()
+    assert sensitivity(s).set_index("input").loc["params", "low_total_usd"] > 0
+    assert len(explore.isoflop(s, 1e23)) == 25
+    small = s.resized(params=1e9)
+    assert small.pipeline_parallel < 33 and small.n_kv_heads < 32
+    with pytest.raises(ScenarioError, match="pipeline_parallel"):
+        s.replace(params=1e9)  # a change the user makes is checked, not clamped

@@ -102,6 +102,12 @@ def test_scenario_name_is_free_text_and_round_trips():
     s = Scenario(name="  Plan <b>X</b> & \"co\" 计划 ")
     assert s.name == 'Plan <b>X</b> & "co" 计划'
     assert Scenario.from_query(s.to_query()) == s and Scenario.from_json(s.to_json()) == s
+    # a pasted name with no-break or ideographic spaces (fuzzing found "0\xa00" refused)
+    assert Scenario(name="Llama\xa070B\u3000plan\u2009A").name == "Llama 70B plan A"
+    with pytest.raises(ScenarioError, match="control or unassigned"):
+        Scenario(name="a\x00b")
+    with pytest.raises(ScenarioError, match="control or unassigned"):
+        Scenario(name="line\nbreak")
 
 
 def test_names_are_normalised():

@@ -298,7 +298,9 @@ def test_replica_across_nodes_warns_and_search_goes_beyond_the_fewest_nodes():
 
 
 def test_serving_inputs_the_model_cannot_have_are_refused(capsys):
-    with pytest.raises(ScenarioError, match=r"n_kv_heads=100000: is more than the model's 71 attention heads"):
-        estimate(params=70e9, n_kv_heads=100_000)
+    with pytest.raises(ScenarioError, match=r"n_kv_heads=100000: is more than the model's 71 attention heads") as err:
+        Scenario(params=70e9, n_kv_heads=100_000)
+    assert err.value.message("zh").endswith("超过模型的 71 个注意力头（d_model / 128）；允许：1 到注意力头数")
+    assert Scenario(params=70e9, d_model=8192, n_kv_heads=64).n_kv_heads == 64
     assert main(["serve", "--gpu", "Ascend-910B", "--precision", "fp16", "--price-per-gpu-hour", "2"]) == 2
     assert "Ascend-910B has no memory bandwidth" in capsys.readouterr().err

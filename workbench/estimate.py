@@ -692,23 +692,8 @@ def _warnings(scenario: Scenario, figures: dict) -> list[str]:
 
 
 def _check_serving(scenario: Scenario, figures: dict) -> None:
-    """Inputs that contradict the model's derived shape, and a serving horizon on a replica that cannot hold
-    the model (it has no price): say which field to change, rather than let a NaN line reach the total."""
-    layers = np.asarray(figures["n_layers"], dtype=float)
-    stages = np.asarray(scenario.pipeline_parallel, dtype=float)
-    if (stages > layers).any():
-        i = int(np.argmax(np.ravel(np.broadcast_to(stages > layers, np.broadcast(stages, layers).shape))))
-        raise ScenarioError("pipeline_parallel", scenario.pipeline_parallel, f"is more pipeline stages than the model's "
-                            f"{np.ravel(np.broadcast_to(layers, np.broadcast(stages, layers).shape))[i]:,.0f} layers",
-                            "1 to the number of layers (n_layers)")
-    if scenario.n_kv_heads is not None:
-        heads = np.maximum(1.0, np.round(np.asarray(figures["d_model"], dtype=float) / compute.HEAD_DIM))
-        over = np.asarray(scenario.n_kv_heads, dtype=float) > heads
-        if over.any():
-            i = int(np.argmax(np.ravel(np.broadcast_to(over, np.broadcast(over, heads).shape))))
-            raise ScenarioError("n_kv_heads", scenario.n_kv_heads, f"is more than the model's "
-                                f"{np.ravel(np.broadcast_to(heads, np.broadcast(over, heads).shape))[i]:,.0f} attention "
-                                f"heads (d_model / {compute.HEAD_DIM})", "1 to the number of attention heads")
+    """A serving horizon on a replica that cannot hold the model has no price: say which field to change,
+    rather than let a NaN serving line reach the total."""
     bad = (np.asarray(scenario.serving_months) > 0) & ~np.asarray(figures["serving_fits"], dtype=bool)
     if not bad.any():
         return

@@ -12,7 +12,7 @@ from .scenario import Scenario, fields
 
 
 def _batch(scenario: Scenario, **arrays):
-    return estimate(scenario.replace(**arrays))
+    return estimate(scenario.resized(**arrays))
 
 
 def isoflop(scenario: Scenario, flops: float, sizes=None, points: int = 25) -> pd.DataFrame:

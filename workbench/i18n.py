@@ -2,6 +2,8 @@
 ``data/scenario_fields.csv``; this table holds the rest: stages, categories, units, app text)."""
 from __future__ import annotations
 
+import re
+
 LANGUAGES = ("en", "zh")
 
 TEXT = {
@@ -103,10 +105,21 @@ _PROBLEM_PREFIXES_ZH = (("contains a comma;", "含有逗号；小数请用小数
                         ("exceeds params=", "超过总参数量 {rest}"))
 
 
+#: (pattern of a problem that holds numbers, Chinese text with the pattern's groups as {0}, {1}, ...).
+_PROBLEM_PATTERNS_ZH = (
+    (r"is more pipeline stages than the model's ([\d,]+) layers", "流水线级数超过模型的 {0} 层"),
+    (r"is more than the model's ([\d,]+) attention heads \(d_model / (\d+)\)", "超过模型的 {0} 个注意力头（d_model / {1}）"),
+)
+
+
 def problem_zh(problem: str) -> str:
     """The Chinese text of a validation problem, or the English one when there is no translation."""
     if problem in PROBLEMS_ZH:
         return PROBLEMS_ZH[problem]
+    for pattern, text in _PROBLEM_PATTERNS_ZH:
+        match = re.fullmatch(pattern, problem)
+        if match:
+            return text.format(*match.groups())
     for prefix, text in _PROBLEM_PREFIXES_ZH:
         if problem.startswith(prefix):
             return text.format(rest=problem[len(prefix):])

@@ -19,7 +19,7 @@ from urllib.parse import parse_qsl, urlencode
 import numpy as np
 import pandas as pd
 
-from . import catalog, ownership, prices
+from . import catalog, compute, ownership, prices
 from .data import DataFileError, cached, data_dir, read_table
 from .i18n import problem_zh, t
 
@@ -303,7 +303,8 @@ def _check_text(f: Field, value, label: str) -> str:
     if not isinstance(value, (str, np.str_)):
         raise f.error(value, "is not text", label)
     if f.type == "text":
-        text = str(value).strip()
+        # a pasted name may hold no-break or other typographic spaces: they are spaces, not errors
+        text = re.sub(r"[^\S\r\n\t\f\v]", " ", str(value)).strip()
         if len(text) > f.max:
             raise f.error(value, f"is {len(text):,} characters long", label)
         if not text.isprintable():
@@ -469,6 +470,11 @@ class Scenario:
         """A copy with some fields changed (validated like the constructor)."""
         return Scenario(**{**self._values, **changes})
 
+    def resized(self, **changes) -> Scenario:
+        """Like :meth:`replace`, for a change of model size: pipeline stages and KV heads that the new size
+        cannot have are brought down to its layers and heads (:func:`bounded_by_shape`)."""
+        return Scenario(**{**self._values, **bounded_by_shape(self._values, changes)})
+
     # -- JSON -----------------------------------------------------------------------------------------
     def to_json(self, **dumps_kwargs) -> str:
         """All fields plus ``schema_version``, as JSON; :meth:`from_json` restores an equal scenario."""
@@ -617,6 +623,42 @@ def _check_version(version):
                             f"1 to {SCHEMA_VERSION}")
 
 
+def model_shape(v: dict) -> tuple[np.ndarray, np.ndarray]:
+    """(layers, attention heads) of the model the values describe: given, or derived from the parameter count
+    as estimate() derives them [-]."""
+    active = np.asarray(v["params"] if v.get("active_params") is None else v["active_params"], dtype=float)
+    d_model = compute.derived_d_model(active) if v.get("d_model") is None else np.asarray(v["d_model"], dtype=float)
+    layers = compute.derived_n_layers(d_model) if v.get("n_layers") is None else np.asarray(v["n_layers"], dtype=float)
+    return layers, np.maximum(1.0, np.round(d_model / compute.HEAD_DIM))
+
+
+def bounded_by_shape(values: dict, changes: dict) -> dict:
+    """``changes`` plus the pipeline stages and KV heads of ``values`` brought within the new model's shape:
+    for sweeps over model size, where a layout that fits one size cannot hold for a much smaller one."""
+    merged = {**values, **changes}
+    layers, heads = model_shape(merged)
+    out = dict(changes)
+    stages = np.asarray(merged["pipeline_parallel"], dtype=float)
+    if np.any(stages > layers):
+        out["pipeline_parallel"] = np.minimum(stages, layers)
+    if merged.get("n_kv_heads") is not None and np.any(np.asarray(merged["n_kv_heads"], dtype=float) > heads):
+        out["n_kv_heads"] = np.minimum(np.asarray(merged["n_kv_heads"], dtype=float), heads)
+    return out
+
+
+def _check_shape(v: dict):
+    """Fields bounded by the model's shape (given, or derived from the parameter count as estimate() does)."""
+    layers, heads = model_shape(v)
+    if np.any(np.asarray(v["pipeline_parallel"]) > layers):
+        bad = _first(np.asarray(v["pipeline_parallel"]) > layers, v["pipeline_parallel"], layers)
+        raise ScenarioError("pipeline_parallel", bad[0], f"is more pipeline stages than the model's {bad[1]:,.0f} layers",
+                            "1 to the number of layers (n_layers)", "1 到模型层数（n_layers）")
+    if v["n_kv_heads"] is not None and np.any(np.asarray(v["n_kv_heads"]) > heads):
+        bad = _first(np.asarray(v["n_kv_heads"]) > heads, v["n_kv_heads"], heads)
+        raise ScenarioError("n_kv_heads", bad[0], f"is more than the model's {bad[1]:,.0f} attention heads "
+                            f"(d_model / {compute.HEAD_DIM})", "1 to the number of attention heads", "1 到注意力头数")
+
+
 def _check_combination(v: dict):
     """Rules that involve more than one field."""
     lengths = {name: value.size for name, value in v.items() if isinstance(value, np.ndarray)}
@@ -629,6 +671,7 @@ def _check_combination(v: dict):
         bad = _first(np.asarray(v["active_params"]) > np.asarray(v["params"]), v["active_params"], v["params"])
         raise ScenarioError("active_params", bad[0], f"exceeds params={bad[1]:g}", "at most the total parameter count",
                             "不超过总参数量")
+    _check_shape(v)
     group = np.asarray(v["tensor_parallel"]) * np.asarray(v["pipeline_parallel"])
     if v["n_gpus"] is not None and np.any(np.asarray(v["n_gpus"]) < group):
         bad = _first(np.asarray(v["n_gpus"]) < group, v["n_gpus"], group)

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .estimate import estimate
-from .scenario import Scenario, ScenarioError, fields
+from .scenario import bounded_by_shape, Scenario, ScenarioError, fields
 
 #: (field, low, high, how): ``scale`` multiplies the base value, ``absolute`` sets the value.
 INPUTS = (
@@ -56,7 +56,8 @@ def _perturbed(name: str, value: float, values: dict) -> dict:
     if name == "params" and values["active_params"] is not None:  # a mixture-of-experts scales as a whole
         active = fields()["active_params"]
         changes["active_params"] = float(np.clip(values["active_params"] * value / values["params"], active.min, value))
-    return changes
+    return {k: (v.item() if isinstance(v, np.ndarray) and v.ndim == 0 else v)
+            for k, v in bounded_by_shape(values, changes).items()}
 
 
 def sensitivity(scenario: Scenario | None = None, inputs=INPUTS, base=None) -> pd.DataFrame:

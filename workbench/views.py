@@ -93,7 +93,7 @@ def size_curve(scenario: Scenario, points: int = 25, span: float = 30.0) -> pd.D
     changes = {"params": params, "tokens": tokens, "d_model": None, "n_layers": None,
                "active_params": None if scenario.active_params is None else active,
                "reward_model_params": None}
-    batch = estimate(scenario.replace(**changes))
+    batch = estimate(scenario.resized(**changes))
     return pd.DataFrame({"params": params, "tokens": tokens, "cost_usd": batch.total_cost_usd})
 
 
