@@ -19,7 +19,7 @@ import sys
 import numpy as np
 import pandas as pd
 
-from . import calibration, catalog, links, mfu, prices
+from . import calibration, catalog, links, mfu, prices, views
 from .data import DataFileError
 from .estimate import estimate
 from .scenario import Scenario, ScenarioError, fields
@@ -182,7 +182,7 @@ def _cmd_serve(args) -> None:
                      f"{s.output_tokens_per_request:,.0f} output tokens, peak {s.peak_to_average:g}x average, "
                      f"{s.serving_provisioning} provisioning"),
         ("Replica", _known(d["serving_replica_gpus"], "{:,.0f} GPUs", "-") + ", batch "
-                    + _known(d["serving_batch"], "{:,.0f}", "-") + f" (limited by {d['serving_batch_limit']})"),
+                    + views.format_batch(d["serving_batch"]) + f" (limited by {d['serving_batch_limit']})"),
         ("Latency", _known(d["serving_tpot_ms"], "{:,.1f} ms per output token", "-") + ", "
                     + _known(d["serving_ttft_s"], "{:,.3f} s prefill of a prompt", "-")),
         ("Throughput", _known(d["serving_tokens_per_second_per_gpu"], "{:,.0f} tokens/s per GPU", "-") + " ("

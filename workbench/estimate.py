@@ -348,8 +348,9 @@ def _model(x: dict[str, np.ndarray]) -> tuple[dict[str, np.ndarray], list[Line]]
     base_gpus = np.where(autoscaled, np.minimum(x["min_replicas"], peak_replicas), peak_replicas) * replica_gpus
     with np.errstate(divide="ignore", invalid="ignore"):
         # the share of the provisioned replicas' capacity the day's requests use: idle capacity is paid for too
-        utilisation = np.where(serve_gpus > 0, x["requests_per_day"] / 86400.0 * point["gpu_seconds_per_request"]
-                               / np.where(serve_gpus > 0, serve_gpus, 1.0), 0.0)
+        utilisation = np.where(np.isnan(serve_gpus) | np.isnan(point["gpu_seconds_per_request"]), np.nan,
+                               np.where(serve_gpus > 0, x["requests_per_day"] / 86400.0 * point["gpu_seconds_per_request"]
+                                        / np.where(serve_gpus > 0, serve_gpus, 1.0), 0.0))
     serve_month_usd = serve_gpus * serving.HOURS_PER_MONTH * price
     month_requests = x["requests_per_day"] * serving.DAYS_PER_MONTH
     month_in = month_requests * x["input_tokens_per_request"]

@@ -10,7 +10,8 @@ after the weights (paged, so a sequence holds its current context; Kwon et al. 2
 the time-per-output-token target (a step may take at most that long), or the scheduler's maximum batch.
 
 A replica is a group of GPUs holding one copy of the weights: tensor parallel within a node (a power of two up to
-``gpus_per_node``, or the whole node), or 1, 2, 4 or 8 times the fewest whole nodes that hold it. Its bandwidth and
+``gpus_per_node``, or the whole node), or whole numbers of nodes (1-6, 8, 10, 12, 16, 20, 24, 32, 48, 64;
+the fewest that hold it beyond that). Its bandwidth and
 FLOP/s are its GPUs' sum; tensor-parallel communication is not charged (within NVLink a few per cent of a step;
 optimistic across nodes). Unless it is given, the replica size is the candidate that needs the fewest GPUs for
 the day's traffic (whole replicas, at least ``min_replicas``, at the peak or along the autoscaled curve) among
@@ -44,8 +45,8 @@ DAYS_PER_MONTH = 365.25 / 12
 PRECISION_BYTES = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5}
 #: Tensor-parallel sizes considered within a node when ``serving_tensor_parallel`` is empty [GPU].
 REPLICA_SIZES = tuple(2 ** k for k in range(13))  # 1 ... 4096, those above gpus_per_node left out
-#: Multiples of the fewest whole nodes that hold the model, also considered [-].
-NODE_MULTIPLES = (1, 2, 4, 8)
+#: Whole numbers of nodes considered for a replica [node].
+NODE_MULTIPLES = (1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 48, 64)
 #: Samples of the daily traffic curve: 5-minute steps, the granularity of a typical autoscaler.
 PROFILE_STEPS = 288
 
@@ -248,17 +249,20 @@ def _plan(*, params, active_params, d_model, n_layers, n_kv_heads, head_dim, wei
     weights = params * precision_bytes(weight_precision)
     active_weights = active * precision_bytes(weight_precision)
     kv_token = kv_bytes_per_token(n_layers, n_kv, head_dim, kv_precision)
-    # candidates: powers of two within a node, the node, and 1, 2, 4, 8 times the fewest whole nodes that hold
-    # the model (more bandwidth per replica, for targets one node cannot meet)
+    # candidates: powers of two within a node, and whole numbers of nodes (NODE_MULTIPLES), the same for every
+    # model so that the cheapest of them moves one way with each input; the fewest whole nodes that hold the
+    # model only where none of those does (a model larger than 64 nodes)
     with np.errstate(divide="ignore", invalid="ignore"):
         need = (weights + kv_token * (n_in + n_out)) / (memory * usable)
     nodes = np.ceil(np.maximum(need, 1.0) / per_node) * per_node  # no tolerance: "fits" below must hold
     powers = np.asarray(REPLICA_SIZES, dtype=float)
-    multi = nodes * np.asarray(NODE_MULTIPLES, dtype=float)
-    candidates = np.concatenate([np.broadcast_to(powers, shape + powers.shape), np.broadcast_to(per_node, shape + (1,)),
-                                 np.broadcast_to(multi, shape + multi.shape[-1:])], axis=-1)
+    multi = per_node * np.asarray(NODE_MULTIPLES, dtype=float)
+    candidates = np.concatenate([np.broadcast_to(powers, shape + powers.shape),
+                                 np.broadcast_to(multi, shape + multi.shape[-1:]),
+                                 np.broadcast_to(np.maximum(nodes, multi[..., -1:] + per_node), shape + (1,))], axis=-1)
     allowed = candidates <= per_node
-    allowed[..., -len(NODE_MULTIPLES):] = True
+    allowed[..., len(REPLICA_SIZES):-1] = True
+    allowed[..., -1] = np.broadcast_to(nodes > multi[..., -1:], shape + (1,))[..., 0]
     tp = np.where(np.isnan(given_tp), candidates, given_tp)
     allowed = allowed | ~np.isnan(given_tp)
     mean_context = n_in + n_out / 2.0  # a sequence's context grows from the prompt to prompt + output
@@ -277,8 +281,10 @@ def _plan(*, params, active_params, d_model, n_layers, n_kv_heads, head_dim, wei
         limits = np.stack([kv_limit, latency_limit, np.broadcast_to(max_batch, kv_limit.shape)], axis=-1)
         limits = np.where(np.isnan(limits), np.inf, limits)
         binding = np.argmin(limits, axis=-1)
-        # a replica can always run one sequence at a time: the target is reachable if that step is fast enough
-        one_step = (weight_bytes_read(1.0, weights, active_weights) + kv_sequence) / achieved_bandwidth
+        # a replica can always run one sequence at a time: the target is reachable if that step (memory and compute)
+        # is fast enough
+        one_step = decode_step_seconds(1.0, weights, active_weights, kv_sequence, flops_token, achieved_bandwidth,
+                                       achieved_flops)
         reachable = one_step <= tpot_target * (1 + 1e-12)
         # the mean number of sequences in flight, not rounded: below one where the prompts' prefill is what
         # limits a replica (it then waits for compute, not for memory); one where the target is out of reach

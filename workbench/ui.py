@@ -758,22 +758,26 @@ class Planner:
                             + " ".join(html.escape(n) for n in notes) + "</div>") if notes else ""
 
     def _serving_text(self) -> str:
-        """USD (or CNY) per million input / output / blended tokens, GPUs, replica, batch and latency."""
+        """USD (or CNY) per million input / output / blended tokens, GPUs, replica, batch and latency; a price with
+        no tokens to divide by (no output tokens, say) is left out."""
         d, lang, r, cur = self.est.details, self.lang, views.rate(self.est, self.currency), self.currency
         s = self.est.scenario
-        figures = [d[k] for k in ("serving_cost_per_million_input_tokens_usd", "serving_cost_per_million_output_tokens_usd",
-                                  "serving_cost_per_million_tokens_usd", "serving_gpus", "serving_tpot_ms")]
-        if not all(np.isfinite(f) for f in figures):
+        if not (np.isfinite(d["serving_gpus"]) and np.isfinite(d["serving_replica_gpus"])):
             return t("not_served", lang)
-        inp, out, blend, gpus, tpot = figures
-        return (f"{inp * r:,.3f} {cur} {t('per_million_in', lang)} · {out * r:,.3f} {cur} {t('per_million_out', lang)}"
-                f" · {t('blended', lang)} {blend * r:,.3f} · {gpus:,.1f} {t('serving_gpus', lang)} "
-                f"({t('replica', lang)} {d['serving_replica_gpus']:,.0f}, {t('batch', lang)} {d['serving_batch']:,.0f}, "
-                f"{tpot:,.1f} {t('tpot', lang)}) · "
-                + t("serving_traffic", lang).format(requests=s.requests_per_day, peak=s.peak_to_average,
-                                                    utilisation=d["serving_utilisation"])
-                + " · " + (t("serving_in_total", lang).format(months=s.serving_months) if s.serving_months > 0
-                           else t("serving_not_in_total", lang)))
+        prices = [(d["serving_cost_per_million_input_tokens_usd"], t("per_million_in", lang)),
+                  (d["serving_cost_per_million_output_tokens_usd"], t("per_million_out", lang))]
+        parts = [f"{usd * r:,.3f} {cur} {label}" for usd, label in prices if np.isfinite(usd)]
+        if np.isfinite(d["serving_cost_per_million_tokens_usd"]):
+            parts.append(f"{t('blended', lang)} {d['serving_cost_per_million_tokens_usd'] * r:,.3f}")
+        tpot = (f", {d['serving_tpot_ms']:,.1f} {t('tpot', lang)}" if np.isfinite(d["serving_tpot_ms"])
+                and s.output_tokens_per_request > 0 else "")
+        parts.append(f"{d['serving_gpus']:,.1f} {t('serving_gpus', lang)} ({t('replica', lang)} "
+                     f"{d['serving_replica_gpus']:,.0f}, {t('batch', lang)} {views.format_batch(d['serving_batch'])}{tpot})")
+        parts.append(t("serving_traffic", lang).format(requests=s.requests_per_day, peak=s.peak_to_average,
+                                                       utilisation=d["serving_utilisation"]))
+        parts.append(t("serving_in_total", lang).format(months=s.serving_months) if s.serving_months > 0
+                     else t("serving_not_in_total", lang))
+        return " · ".join(parts)
 
     def _render_lines(self):
         table = views.lines_table(self.est, self.currency, self.lang)

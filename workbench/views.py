@@ -97,6 +97,14 @@ def size_curve(scenario: Scenario, points: int = 25, span: float = 30.0) -> pd.D
     return pd.DataFrame({"params": params, "tokens": tokens, "cost_usd": batch.total_cost_usd})
 
 
+def format_batch(sequences) -> str:
+    """Sequences in flight, for display: whole above 10, two significant digits below (a replica limited by its
+    prompts' compute averages less than one), "-" when unknown."""
+    if sequences is None or not np.isfinite(sequences):
+        return "-"
+    return f"{sequences:,.0f}" if sequences >= 10 else f"{sequences:.2g}"
+
+
 def compare(a: Estimate, b: Estimate, currency="USD", lang="en") -> pd.DataFrame:
     """Per category: cost in A, in B and B - A, plus a total row (in the display currency of B's rate)."""
     r = rate(b, currency)
