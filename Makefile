@@ -18,6 +18,7 @@ install: $(BIN)/.installed
 PORT ?= 8866
 
 app: install
+	$(BIN)/python -m workbench.offline
 	$(BIN)/python -m workbench.serve notebooks/planner.ipynb --port=$(PORT) --no-browser
 
 test: install

@@ -5,8 +5,12 @@ axis titles and tooltips. Nothing here fetches anything: rendering offline is th
 """
 from __future__ import annotations
 
-import altair as alt
-import pandas as pd
+from . import offline
+
+offline.skip_unused_format_checkers()  # before Altair imports jsonschema: 0.6-1.4 s of every kernel's start
+
+import altair as alt  # noqa: E402
+import pandas as pd  # noqa: E402
 
 WIDTH = 440
 #: SI prefixes, but B (billion) rather than G for parameter counts.
@@ -138,6 +142,7 @@ def sweep(frame: pd.DataFrame, x: str, ys: list[str], *, title: str, x_title: st
 
 def use_offline_renderer() -> None:
     """Render charts in JupyterLab from the kernel's bundled Vega (no CDN), as the app does."""
+    offline.enable_offline_charts()  # the cached bundle: JupyterChart's own offline switch then has nothing to do
     alt.renderers.enable("jupyter", offline=True)
 
 

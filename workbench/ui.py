@@ -349,8 +349,8 @@ class Planner:
     """The planner app. ``Planner().widget`` is the whole page."""
 
     def __init__(self, values=None, lang="en", currency="USD", notices=(), in_voila=False):
-        import altair as alt
-        alt.JupyterChart.enable_offline()  # charts render from the kernel's bundle: no CDN
+        from .offline import enable_offline_charts
+        enable_offline_charts()  # charts render from the bundle cached on disk: no CDN, no JavaScript runtime
         self.lang, self.currency = lang, currency
         self.values = Scenario(**(values or {})).to_dict()
         self.controls: dict[str, FieldControl] = {}
