@@ -12,8 +12,6 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 SCREENSHOTS = ROOT / "screenshots"
 CHROMIUM = os.environ.get("WORKBENCH_CHROMIUM", "/usr/bin/chromium")
-#: Voilà's lab template asks a CDN for icon fonts; offline only the icons are missing.
-ALLOWED_EXTERNAL = ("https://cdn.jsdelivr.net/npm/@fortawesome/",)
 
 
 def free_port() -> int:
@@ -88,6 +86,8 @@ def page(browser, request):
             r.abort()
 
     page.route("**/*", route)
+    page.documents = []  # responses for pages (not their assets): their headers are what the server sent
+    page.on("response", lambda r: page.documents.append(r) if r.request.resource_type == "document" else None)
     page.errors = []
     page.on("pageerror", lambda error: page.errors.append(str(error)))
     yield page

@@ -3,7 +3,6 @@ import re
 
 import pytest
 
-from conftest import ALLOWED_EXTERNAL
 
 TIMEOUT = 90_000
 CHART_TITLES = ("Cost by stage and category", "Pre-training vs fine-tuning vs inference",
@@ -48,8 +47,13 @@ def test_headline_and_every_chart_render_offline(page, voila_url):
         arg=list(CHART_TITLES), timeout=TIMEOUT)
     assert "Budget alerts" in page.inner_text(".wb-headline")
     assert page.locator("table.wb-lines tbody tr").count() >= 40
-    assert all(u.startswith(ALLOWED_EXTERNAL) for u in page.external_requests), page.external_requests
-    assert not page.errors
+    # none attempted: the server's content security policy stops Voilà's CDN links in the browser, and the
+    # icons come from Voilà's own bundle
+    assert page.external_requests == [] and not page.errors
+    assert page.documents[0].headers["content-security-policy"].startswith("default-src 'self'")
+    icon = page.evaluate("() => { const i = document.querySelector('.wb-planner .fa'); "
+                         "return i && [getComputedStyle(i, '::before').fontFamily, i.getBoundingClientRect().width]; }")
+    assert icon and "Font Awesome" in icon[0] and icon[1] > 0
 
 
 def test_slider_changes_the_total(page, voila_url):

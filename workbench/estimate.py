@@ -713,7 +713,9 @@ def _check_serving(scenario: Scenario, figures: dict) -> None:
                         f"{pick(np.broadcast_to(np.asarray(scenario.gpu, dtype=object), np.shape(bad)))} memory{where}",
                         f"serving_tensor_parallel >= {need:,.0f} (or empty, to size it), a lower weight_precision or "
                         "kv_cache_precision, shorter requests, or serving_months = 0" if np.isfinite(need) else
-                        "an accelerator with memory, or serving_months = 0")
+                        "an accelerator with memory, or serving_months = 0",
+                        f"每副本 GPU 数 >= {need:,.0f}（或留空自动选择）、更低的权重或 KV 缓存精度、更短的请求，或推理月数为 0"
+                        if np.isfinite(need) else "有显存的加速器，或推理月数为 0")
 
 
 def _multi_node_warning(figures) -> list[str]:

@@ -70,7 +70,7 @@ TEXT = {
     "url_error": ("Some link parameters were not applied", "部分链接参数未被应用"),
     "load_error": ("The file was not loaded", "文件未载入"),
     "mfu_prior": ("prior", "先验"),
-    "none_on_record": ("none on record", "无记录"),
+    "none_on_record": ("none on record", "无记录"), "ratio": ("ratio", "比值"),
     "data_error": ("The planner cannot start: a data table is invalid", "规划工具无法启动：数据表无效"), "allowed": ("allowed", "允许"),
     "internal_error": ("This scenario could not be computed, so the page still shows the last one that could. "
                        "The details are in the server's log; please report the scenario.",
@@ -109,6 +109,21 @@ _PROBLEM_PREFIXES_ZH = (("contains a comma;", "含有逗号；小数请用小数
 _PROBLEM_PATTERNS_ZH = (
     (r"is more pipeline stages than the model's ([\d,]+) layers", "流水线级数超过模型的 {0} 层"),
     (r"is more than the model's ([\d,]+) attention heads \(d_model / (\d+)\)", "超过模型的 {0} 个注意力头（d_model / {1}）"),
+    (r"unknown GPU (.+); closest: (.+) \(see `workbench gpus`\)", "未知的 GPU 型号 {0}；最接近的：{1}（见 `workbench gpus`）"),
+    (r"(\S+) has no (\S+) peak in the catalog", "目录中没有 {0} 的 {1} 峰值算力"),
+    (r"(\S+) has no memory bandwidth in the catalog for the serving roofline", "目录中没有 {0} 的显存带宽，无法计算推理"),
+    (r"(\S+) has no published TDP for the power cost", "{0} 没有公开的功耗（TDP），无法计算电费"),
+    (r"no price on record for (\S+); set price_per_gpu_hour", "没有 {0} 的价格记录；请填写每 GPU 小时价格（price_per_gpu_hour）"),
+    (r"no (\S+) price from '(.+)' for (\S+) \(on record: (.*)\); set price_per_gpu_hour or provider=median",
+     "供应商 {1} 没有 {2} 的 {0} 价格（已有记录：{3}）；请填写每 GPU 小时价格，或选择 provider=median"),
+    (r"no purchase price on record for (\S+) \(data/hardware_prices.csv\); give one for self_hosted pricing",
+     "没有 {0} 的采购价记录（data/hardware_prices.csv）；自建机房计价需填写采购价"),
+    (r"is not UTF-8 text \(byte (\d+)\)", "不是 UTF-8 文本（第 {0} 字节）"),
+    (r"is not valid JSON \((.*)\)", "不是有效的 JSON（{0}）"),
+    (r"is too large for a scenario file", "作为方案文件过大"),
+    (r"serving for serving_months > 0 needs the weights \(([\d,]+) GB in (\S+)\) and one request's KV cache in one "
+     r"replica, which takes (.+) of (\S+) memory(.*)", "推理月数大于 0 时，一个副本须放下权重（{0} GB，{1}）和一个请求的 "
+     "KV 缓存，这需要 {2} 的 {3} 显存{4}"),
 )
 
 
@@ -119,7 +134,7 @@ def problem_zh(problem: str) -> str:
     for pattern, text in _PROBLEM_PATTERNS_ZH:
         match = re.fullmatch(pattern, problem)
         if match:
-            return text.format(*match.groups())
+            return text.format(*match.groups()).replace(" GPUs", " 块 GPU")
     for prefix, text in _PROBLEM_PREFIXES_ZH:
         if problem.startswith(prefix):
             return text.format(rest=problem[len(prefix):])

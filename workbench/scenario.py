@@ -64,6 +64,9 @@ class ScenarioError(ValueError):
         if lang != "zh":
             text = f"{field}={shown}: {self.problem}"
             return f"{text}; allowed: {self.allowed}" if self.allowed else text
+        units = {"characters": "个字符", "items": "项", "digits": "位数字"}
+        shown = "（空）" if self.value is None else re.sub(r"\.\.\. \(([\d,]+) (characters|items|digits)\)$",
+                                                       lambda m: f"...（共 {m[1]} {units[m[2]]}）", shown)
         spec = fields_or_none()
         base = self.field.split("[")[0]
         label = f"{spec[base].label_zh}（{field}）" if spec and base in spec else field
@@ -703,10 +706,11 @@ def _check_combination(v: dict):
                     and key[0] not in ownership.hardware_prices()):
                 raise ScenarioError("gpu_purchase_usd", None, f"no purchase price on record for {key[0]} "
                                     "(data/hardware_prices.csv); give one for self_hosted pricing",
-                                    fields()["gpu_purchase_usd"].allowed())
+                                    fields()["gpu_purchase_usd"].allowed(), fields()["gpu_purchase_usd"].allowed("zh"))
             if math.isnan(catalog.spec(key[0], "tdp_w")):
                 raise ScenarioError("pricing", "self_hosted", f"{key[0]} has no published TDP for the power cost",
-                                    "on_demand, reserved_1y, reserved_3y, spot for this GPU")
+                                    "on_demand, reserved_1y, reserved_3y, spot for this GPU",
+                                    "该 GPU 可用 on_demand、reserved_1y、reserved_3y、spot")
         elif v["price_per_gpu_hour"] is None:
             try:
                 prices.lookup(*key)

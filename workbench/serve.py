@@ -1,6 +1,7 @@
 """Serve the planner with Voilà (``make app``): ``python -m workbench.serve notebooks/planner.ipynb [voila options]``.
 
-Voilà as it is, with one change at the door: a URL longer than :data:`MAX_URL_CHARS` is answered with a
+Voilà as it is, with a content security policy that keeps every request on this server, and one change at
+the door: a URL longer than :data:`MAX_URL_CHARS` is answered with a
 page that says so (HTTP 414). Left alone, Tornado drops a request whose headers pass 64 KiB without any
 response, and the user sees an empty page. A planner link is a few hundred characters (every field
 changed: ~3,000), so the limit refuses nothing a planning document holds.
@@ -14,6 +15,12 @@ from tornado.web import RequestHandler
 from voila.app import Voila
 
 MAX_URL_CHARS = 16_384
+#: Everything from this server, nothing from anywhere else: the page cannot ask a CDN for anything, so it works
+#: offline and tells no third party who opened which plan. Voilà's lab template links Font Awesome from a CDN;
+#: its own bundle already holds the fonts, so the icons still show. Inline styles and scripts, eval (widget
+#: code), data: and blob: URLs (chart exports, the chart bundle) are what the page itself uses.
+CONTENT_SECURITY_POLICY = ("default-src 'self' 'unsafe-inline' 'unsafe-eval' data: blob:; "
+                           "connect-src 'self' ws: wss:; frame-ancestors 'self'")
 #: Headers Tornado reads before giving up; above the URL limit, so that a long URL is answered, not cut off.
 MAX_HEADER_BYTES = 1 << 20
 
@@ -39,7 +46,15 @@ class LongUrlHandler(RequestHandler):
 
 
 class PlannerServer(Voila):
-    """Voilà with over-long URLs answered by :class:`LongUrlHandler` (configuration: ``voila.json`` as usual)."""
+    """Voilà with over-long URLs answered by :class:`LongUrlHandler` and a same-origin-only content security
+    policy (:data:`CONTENT_SECURITY_POLICY`, unless ``tornado_settings`` gives one; configuration: ``voila.json``
+    as usual)."""
+
+    def initialize(self, argv=None):
+        super().initialize(argv)
+        headers = dict(self.tornado_settings.get("headers", {}))
+        headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+        self.tornado_settings = {**self.tornado_settings, "headers": headers}
 
     def listen(self):
         self.app.default_router.rules.insert(0, Rule(_LongUrl(), LongUrlHandler))
