@@ -89,6 +89,17 @@ def test_bad_url_parameter_is_reported_and_the_rest_kept(page, voila_url):
     assert "Traceback" not in page.content()
 
 
+def test_chinese_ui_shows_chinese_validation_messages(page, voila_url):
+    open_app(page, voila_url + "?lang=zh")
+    type_into(page, "params", "-5")
+    message = field(page, "params").locator(".wb-error")
+    message.wait_for(timeout=TIMEOUT)
+    assert "参数量（params） = -5.0：超出允许范围；允许：1e+06 到 1e+13 之间的数字 [参数]" in message.inner_text()
+    type_into(page, "params", "abc")
+    field(page, "params").get_by_text("不是数字").wait_for(timeout=TIMEOUT)
+    assert "Traceback" not in page.content() and not page.errors
+
+
 def test_out_of_range_value_shows_message_and_keeps_state(page, voila_url):
     open_app(page, voila_url)
     before = total(page)
