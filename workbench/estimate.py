@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from . import annotation, catalog, compute, failures, finetune, memory, mfu, operations, ownership, prices, scaling, serving, storage
-from .scenario import Scenario, ScenarioError, fields
+from .scenario import Scenario, ScenarioError, fields, no_bandwidth_error
 
 LINE_COLUMNS = ("scenario", "stage", "category", "item", "quantity", "unit", "unit_cost_usd", "cost_usd",
                 "cost_type", "formula", "source")
@@ -108,11 +108,7 @@ class Estimate:
                                 "a single scenario")
         if (self.scenario.serving_tokens_per_second_per_gpu is None
                 and not np.isfinite(catalog.spec(self.scenario.gpu, "mem_bandwidth_tbs"))):
-            # the same refusal as a plan with serving months: no figure here would mean anything
-            raise ScenarioError("serving_tokens_per_second_per_gpu", None,
-                                f"{self.scenario.gpu} has no memory bandwidth in the catalog for the serving roofline",
-                                "a throughput per GPU for this accelerator, or a GPU with a published bandwidth",
-                                "为该加速器填写单卡吞吐，或选择有公开带宽数据的 GPU")
+            raise no_bandwidth_error(self.scenario.gpu)  # as for a plan with serving months: no figure would mean anything
         out = {name: self.details[name] for name in SERVING_FIGURES}
         out = {k: (v.item() if isinstance(v, np.ndarray) and v.ndim == 0 else v) for k, v in out.items()}
         out["monthly_lines"] = {

@@ -662,6 +662,14 @@ def _check_shape(v: dict):
                             f"(d_model / {compute.HEAD_DIM})", "1 to the number of attention heads", "1 到注意力头数")
 
 
+def no_bandwidth_error(gpu: str) -> ScenarioError:
+    """Serving priced on an accelerator whose bandwidth the roofline needs and the catalog lacks."""
+    return ScenarioError("serving_tokens_per_second_per_gpu", None,
+                         f"{gpu} has no memory bandwidth in the catalog for the serving roofline",
+                         "a throughput per GPU for this accelerator, or a GPU with a published bandwidth",
+                         "为该加速器填写单卡吞吐，或选择有公开带宽数据的 GPU")
+
+
 def _check_combination(v: dict):
     """Rules that involve more than one field."""
     lengths = {name: value.size for name, value in v.items() if isinstance(value, np.ndarray)}
@@ -693,10 +701,7 @@ def _check_combination(v: dict):
         serving_gpus = set(np.ravel(served[months > 0]))
         for g in serving_gpus:
             if math.isnan(catalog.spec(g, "mem_bandwidth_tbs")):
-                raise ScenarioError("serving_tokens_per_second_per_gpu", None,
-                                    f"{g} has no memory bandwidth in the catalog for the serving roofline",
-                                    "a throughput per GPU for this accelerator, or a GPU with a published bandwidth",
-                                    "为该加速器填写单卡吞吐，或选择有公开带宽数据的 GPU")
+                raise no_bandwidth_error(g)
     gpu, mode, provider = np.broadcast_arrays(gpu, np.asarray(v["pricing"], dtype=object),
                                               np.asarray(v["provider"], dtype=object))
     for key in {tuple(k) for k in zip(gpu.ravel(), mode.ravel(), provider.ravel())}:
