@@ -23,7 +23,7 @@ def total(page) -> str:
 
 
 def chart_text(page) -> str:
-    return " ".join(page.locator(".wb-charts svg text").all_inner_texts())
+    return page.evaluate("[...document.querySelectorAll('.wb-charts svg text')].map(t => t.textContent).join(' ')")
 
 
 def field(page, name):
@@ -202,3 +202,23 @@ def test_serving_figures_shown_and_follow_the_link(page, voila_url):
     assert f"{est['serving_utilisation']:.0%} of capacity used" in text and "not in the total: serving_months = 0" in text
     open_app(page, voila_url + "?v=1&params=70B&gpu=H100-SXM5-80GB&lang=zh&weight_precision=fp8")
     assert "每百万输入 token" in page.inner_text(".wb-serving")
+
+
+def test_a_change_updates_the_charts_in_place(page, voila_url):
+    """A typed value reaches the charts as new data for the view already shown, not as a new chart."""
+    open_app(page, voila_url)
+    page.wait_for_function("document.querySelector('.wb-charts').dataset.wbDraws === '1'", timeout=TIMEOUT)
+    page.evaluate("document.querySelector('.wb-charts svg').dataset.wbFirst = 'yes'")
+    before = chart_text(page)
+    type_into(page, "tokens", "4T")
+    page.wait_for_function("document.querySelector('.wb-charts').dataset.wbDraws === '2'", timeout=TIMEOUT)
+    assert page.evaluate("document.querySelector('.wb-charts svg').dataset.wbFirst") == "yes"  # the same view
+    assert chart_text(page) != before  # its axes and labels follow the new data
+    assert "4T" in page.inner_text(".wb-share-link") or "tokens=4T" in page.inner_text(".wb-share-link")
+    timing = page.inner_text(".wb-timing")
+    assert re.search(r"recomputed in \d+ ms · figures and chart data sent in \d+ ms", timing), timing
+    # a new language is a new specification (translated titles): a full redraw, still correct
+    page.get_by_role("button", name="简体中文").click()
+    page.wait_for_function("document.querySelector('.wb-charts').textContent.includes('各阶段、各类别成本')",
+                           timeout=TIMEOUT)
+    assert page.evaluate("document.querySelector('.wb-charts svg').dataset.wbFirst") is None and not page.errors

@@ -57,11 +57,17 @@ class Estimate:
     def totals(self, by: str = "stage") -> pd.Series | pd.DataFrame:
         """Total cost [USD] by ``stage``, ``category``, ``cost_type`` or ``group`` (pretrain / finetune /
         inference); for a batch, one column per scenario."""
-        lines = self.lines.assign(group=self.lines["stage"].map(STAGE_GROUPS))
         order = {"stage": STAGES, "category": CATEGORIES, "group": ("pretrain", "finetune", "inference"),
                  "cost_type": ("fixed", "elastic")}[by]
-        table = lines.pivot_table(index=by, columns="scenario", values="cost_usd", aggfunc="sum").reindex(order, fill_value=0.0)
-        return table[0].rename("cost_usd") if self.scenario.batch_size is None else table
+        keys = self.lines["stage"].map(STAGE_GROUPS) if by == "group" else self.lines[by]
+        codes = pd.Index(order).get_indexer(keys)  # a summed table by hand: pivot_table took ~3 ms a call
+        scenarios = self.lines["scenario"].to_numpy()
+        known = codes >= 0
+        table = np.zeros((len(order), int(scenarios.max(initial=-1)) + 1 if len(scenarios) else 1))
+        np.add.at(table, (codes[known], scenarios[known]), self.lines["cost_usd"].to_numpy()[known])
+        if self.scenario.batch_size is None:
+            return pd.Series(table[:, 0], index=pd.Index(order, name=by), name="cost_usd")
+        return pd.DataFrame(table, index=pd.Index(order, name=by), columns=pd.Index(range(table.shape[1]), name="scenario"))
 
     def to_dict(self) -> dict:
         """Plain-Python form (what ``workbench estimate --json`` prints): always valid JSON.

@@ -64,6 +64,7 @@ TEXT = {
     "difference": ("B - A", "B - A"), "total": ("Total", "合计"),
     "invalid": ("Not applied", "未应用"), "warnings": ("Notes", "提示"),
     "recompute_ms": ("recomputed in", "重算耗时"),
+    "redraw_ms": ("figures and chart data sent in", "数字与图表数据发送耗时"),
     "alerts": ("Budget alerts", "预算预警"), "not_reached": ("not reached", "未达到"),
     "budget_basis_plan": ("against the plan's total", "以计划总额为基准"),
     "budget_basis_given": ("against the budget", "以预算为基准"),

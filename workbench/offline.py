@@ -11,6 +11,7 @@ bundle in memory as Altair does.
 """
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import sys
@@ -44,10 +45,11 @@ def cache_dir() -> Path:
     return Path(base) / "llm-cost-workbench"
 
 
-def bundle_path() -> Path:
-    """The cache file for the installed Altair and vl-convert: a new version gets a new file."""
+def bundle_path(name: str = "jupyterchart", snippet: str | None = None) -> Path:
+    """The cache file for the installed Altair and vl-convert (and ``snippet``): a new version gets a new file."""
     from importlib.metadata import version  # not vl_convert itself: its native library is what we avoid loading
-    return cache_dir() / f"jupyterchart-altair{version('altair')}-vlc{version('vl-convert-python')}.js"
+    digest = f"-{hashlib.sha256(snippet.encode()).hexdigest()[:12]}" if snippet is not None else ""
+    return cache_dir() / f"{name}{digest}-altair{version('altair')}-vlc{version('vl-convert-python')}.js"
 
 
 def _read(path: Path) -> str | None:
@@ -65,13 +67,28 @@ def _build() -> str:
     return alt.JupyterChart._esm
 
 
+def _build_snippet(snippet: str) -> str:
+    """``snippet`` (an ES module that uses ``vegaEmbed``) bundled with Vega, Vega-Lite and vega-embed."""
+    import vl_convert as vlc
+    from altair.utils._importers import vl_version_for_vl_convert
+    return vlc.javascript_bundle(snippet, vl_version=vl_version_for_vl_convert())
+
+
 def chart_bundle() -> str:
     """The offline JupyterChart bundle: read from the cache, or built and cached."""
-    path = bundle_path()
+    return _cached(bundle_path(), _build)
+
+
+def widget_bundle(name: str, snippet: str) -> str:
+    """A widget's front end (``snippet``) bundled with Vega for offline use: read from the cache, or built."""
+    return _cached(bundle_path(name, snippet), lambda: _build_snippet(snippet))
+
+
+def _cached(path: Path, build) -> str:
     cached = _read(path)
     if cached is not None:
         return cached
-    bundle = _build()
+    bundle = build()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         # written whole and renamed into place: a kernel reading at the same time never sees half a file
@@ -94,5 +111,14 @@ def enable_offline_charts() -> None:
     alt.JupyterChart._is_offline = True
 
 
-if __name__ == "__main__":  # python -m workbench.offline: build the cache ahead of the first kernel
-    print(bundle_path() if chart_bundle() and _read(bundle_path()) else "chart bundle built, not cached")
+def build_all() -> list[str]:
+    """Build every bundle a kernel may need (the app's chart widget, notebooks' JupyterChart); what was cached."""
+    from .livechart import LiveChart
+    done = []
+    for path, bundle in ((bundle_path(), chart_bundle()), (LiveChart.bundle_path(), LiveChart.bundle())):
+        done.append(str(path) if bundle and _read(path) else f"{path.name}: built, not cached")
+    return done
+
+
+if __name__ == "__main__":  # python -m workbench.offline: build the caches ahead of the first kernel
+    print("\n".join(build_all()))

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .estimate import estimate
+from .estimate import estimate, totals as batch_totals
 from .scenario import bounded_by_shape, Scenario, ScenarioError, fields
 
 #: (field, low, high, how): ``scale`` multiplies the base value, ``absolute`` sets the value.
@@ -106,7 +106,7 @@ def _batch_totals(values: dict, changes: list[dict], base_total: float) -> list[
             columns.setdefault(name, np.full(len(changes), np.nan if values[name] is None else values[name], dtype=float))
             columns[name][i] = value
     try:
-        totals = estimate(Scenario(**{**values, **columns})).total_cost_usd
+        totals, _ = batch_totals(Scenario(**{**values, **columns}))  # the totals only: no lines table
         return [(float(t), "") for t in np.atleast_1d(totals)]
     except ScenarioError:
         out = []

@@ -27,6 +27,7 @@ from . import catalog, charts, prices, views
 from .estimate import estimate
 from .data import DataFileError
 from .i18n import t
+from .livechart import LiveChart
 from .presets import presets
 from .scenario import Scenario, ScenarioError, check_field, excerpt, fields, query_fields
 from .sensitivity import sensitivity
@@ -349,8 +350,6 @@ class Planner:
     """The planner app. ``Planner().widget`` is the whole page."""
 
     def __init__(self, values=None, lang="en", currency="USD", notices=(), in_voila=False):
-        from .offline import enable_offline_charts
-        enable_offline_charts()  # charts render from the bundle cached on disk: no CDN, no JavaScript runtime
         self.lang, self.currency = lang, currency
         self.values = Scenario(**(values or {})).to_dict()
         self.controls: dict[str, FieldControl] = {}
@@ -358,7 +357,9 @@ class Planner:
         self.banner_text = ""
         self.pinned = None
         self._relabelling = False
-        self.last_recompute_ms = float("nan")
+        self.last_recompute_ms = self.last_render_ms = float("nan")
+        self.last_chart_rebuilt = False
+        self.renders = 0
         self._build(in_voila)
         self._notices = list(notices)
         self.recompute()
@@ -430,8 +431,8 @@ class Planner:
         self.headline = w.HTML()
         self.headline.add_class("wb-headline")
         self.notes = w.HTML()
-        import altair as alt
-        self.chart = alt.JupyterChart(alt.Chart(pd.DataFrame({"x": [0]})).mark_point())
+        self.stack = charts.ChartStack()
+        self.chart = LiveChart()
         self.chart.add_class("wb-charts")
         self.timing = w.HTML()
         self.timing.add_class("wb-timing")
@@ -668,7 +669,8 @@ class Planner:
             if name in self.controls and self.values[name] is None:
                 self.controls[name].show_resolved(float(value) if value is not None else None)
 
-    def _charts(self) -> dict:
+    def _chart_parts(self) -> dict:
+        """{chart: (builder, {parameter: frame}, {keyword: value})}, in the order they are stacked."""
         est, lang, cur = self.est, self.lang, self.currency
         r = views.rate(est, cur)
         burn, alerts = self._burn
@@ -676,38 +678,45 @@ class Planner:
         current = pd.DataFrame({"params": [self.scenario.params], "tokens": [self.scenario.tokens],
                                 "cost": [est.total_cost_usd * r], "label": [t("this_plan", lang)]})
         common = dict(currency=cur, cost_title=t("cost", lang))
+        bins, markers = views.cost_histogram(self.mc, est, cur)
         parts = {
-            "stage": charts.cost_by_stage(views.stage_category(est, cur, lang), title=t("chart_stage", lang),
-                                          stage_title=t("stage", lang), category_title=t("category", lang), **common),
-            "split": charts.split(views.split(est, cur, lang), title=t("chart_split", lang), group_title=t("stage", lang),
-                                  share_title=t("share", lang), **common),
-            "range": charts.cost_range(*views.cost_histogram(self.mc, est, cur), title=t("chart_range", lang),
-                                       cost_title=t("total_cost", lang), share_title=t("share", lang), currency=cur),
-            "tornado": charts.tornado(views.tornado(self.sens, est, cur, lang), title=t("chart_tornado", lang),
-                                      input_title=t("input", lang), change_title=t("change", lang),
-                                      value_title=t("value", lang), currency=cur),
-            "burn": charts.burn_down(burn, alerts, title=t("chart_burn", lang), day_title=t("day", lang),
-                                     spent_title=t("spent", lang), currency=cur),
-            "size": charts.cost_vs_size(curve, current, title=t("chart_size", lang), params_title=t("model_size", lang),
-                                        plan_title=t("this_plan", lang), **common),
+            "stage": (charts.cost_by_stage, {"frame": views.stage_category(est, cur, lang)},
+                      dict(title=t("chart_stage", lang), stage_title=t("stage", lang), category_title=t("category", lang),
+                           **common)),
+            "split": (charts.split, {"frame": views.split(est, cur, lang)},
+                      dict(title=t("chart_split", lang), group_title=t("stage", lang), share_title=t("share", lang), **common)),
+            "range": (charts.cost_range, {"bins": bins, "markers": markers},
+                      dict(title=t("chart_range", lang), cost_title=t("total_cost", lang), share_title=t("share", lang),
+                           currency=cur)),
+            "tornado": (charts.tornado, {"frame": views.tornado(self.sens, est, cur, lang)},
+                        dict(title=t("chart_tornado", lang), input_title=t("input", lang), change_title=t("change", lang),
+                             value_title=t("value", lang), currency=cur)),
+            "burn": (charts.burn_down, {"burn": burn, "alerts": alerts},
+                     dict(title=t("chart_burn", lang), day_title=t("day", lang), spent_title=t("spent", lang), currency=cur)),
+            "size": (charts.cost_vs_size, {"curve": curve, "current": current},
+                     dict(title=t("chart_size", lang), params_title=t("model_size", lang), plan_title=t("this_plan", lang),
+                          **common)),
         }
         if self.pinned is not None:
             table = views.compare(self.pinned[1], est, cur, lang)
-            parts["compare"] = charts.compare(views.compare_long(table, lang), title=t("chart_compare", lang),
-                                              category_title=t("category", lang), scenario_title=t("scenario", lang),
-                                              **common)
+            parts["compare"] = (charts.compare, {"frame": views.compare_long(table, lang)},
+                                dict(title=t("chart_compare", lang), category_title=t("category", lang),
+                                     scenario_title=t("scenario", lang), **common))
         return parts
+
+    def _charts(self) -> dict:
+        """{chart: Altair chart}, each built on its own (PNG export, notebooks)."""
+        return {name: builder(**frames, **kwargs) for name, (builder, frames, kwargs) in self._chart_parts().items()}
 
     def _render(self):
         if self.est is None:
             return
-        import altair as alt
+        started = time.perf_counter()
         self._burn = views.burn(self.est, self.currency, self.lang)  # shared by the chart and the headline
-        parts = self._charts()
-        combined = alt.vconcat(*parts.values(), spacing=28).resolve_scale(color="independent")
-        # The builders' output is schema-validated in the tests; skipping Altair's validation here halves
-        # the redraw time. Assigning the spec (not .chart) is what the widget renders from.
-        self.chart.spec = combined.to_dict(validate=False)
+        # the specification only when the charts' shape changed; otherwise their data, swapped in place
+        spec, datasets = self.stack.update(self._chart_parts())
+        self.chart.show(spec, datasets)
+        self.last_chart_rebuilt = spec is not None
         self._render_headline()
         self._render_lines()
         self._render_compare()
@@ -715,8 +724,13 @@ class Planner:
         query = self.scenario.to_query()
         extra = {k: v for k, v in (("lang", self.lang), ("currency", self.currency)) if v not in ("en", "USD")}
         self.link.query = query + ("&" + urlencode(extra) if extra else "")
-        self.timing.value = (f"<span class='wb-timing'>{html.escape(t('recompute_ms', self.lang))} "
-                             f"{self.last_recompute_ms:.0f} ms</span>")
+        self.last_render_ms = (time.perf_counter() - started) * 1000
+        # the kernel's whole part of a change (the widget messages are sent as each value is set above)
+        self.renders += 1
+        self.timing.value = (f"<span class='wb-timing' data-renders='{self.renders}'>{html.escape(t('recompute_ms', self.lang))} "
+                             f"<span class='wb-compute-ms'>{self.last_recompute_ms:.0f}</span> ms · "
+                             f"{html.escape(t('redraw_ms', self.lang))} "
+                             f"<span class='wb-render-ms'>{self.last_render_ms:.0f}</span> ms</span>")
 
     def _money(self, usd) -> str:
         return f"{usd * views.rate(self.est, self.currency):,.0f} {self.currency}"
@@ -796,7 +810,7 @@ class Planner:
                 f"<td>{e(r['cost_type'])}</td><td class='wb-source'>{e(r['formula'])}<br>{e(r['source'])}</td></tr>")
         self.lines_table.value = ("<table class='wb-lines'><thead><tr>" + "".join(f"<th>{e(h)}</th>" for h in head)
                                   + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
-        csv_bytes = views.lines_csv(self.est, self.currency, self.lang).encode("utf-8")
+        csv_bytes = views.lines_csv(self.est, self.currency, self.lang, table=table).encode("utf-8")
         json_bytes = self.scenario.to_json(indent=2).encode("utf-8")
         self.downloads.value = (_data_link(csv_bytes, "cost_lines.csv", "text/csv", t("download_csv", self.lang))
                                 + " · " + _data_link(json_bytes, "scenario.json", "application/json",

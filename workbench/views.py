@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from . import budget, scaling
-from .estimate import CATEGORIES, STAGE_GROUPS, STAGES, Estimate, estimate
+from .estimate import CATEGORIES, STAGE_GROUPS, STAGES, Estimate, estimate, totals
 from .i18n import t
 from .scenario import Scenario, ScenarioError, fields
 
@@ -92,9 +92,11 @@ def size_curve(scenario: Scenario, points: int = 25, span: float = 30.0) -> pd.D
                      fields()["tokens"].max)
     changes = {"params": params, "tokens": tokens, "d_model": None, "n_layers": None,
                "active_params": None if scenario.active_params is None else active,
-               "reward_model_params": None}
-    batch = estimate(scenario.resized(**changes))
-    return pd.DataFrame({"params": params, "tokens": tokens, "cost_usd": batch.total_cost_usd})
+               "reward_model_params": None,
+               # a given replica size belongs to the given model: each size on the curve gets its own
+               "serving_tensor_parallel": None}
+    total, _ = totals(scenario.resized(**changes))  # the totals only: no lines table
+    return pd.DataFrame({"params": params, "tokens": tokens, "cost_usd": total})
 
 
 def format_batch(sequences) -> str:
@@ -147,9 +149,10 @@ def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def lines_csv(est: Estimate, currency="USD", lang="en") -> str:
-    """The cost lines as CSV for download, each row carrying the scenario's name, safe to open in a spreadsheet."""
-    table = lines_table(est, currency, lang)
+def lines_csv(est: Estimate, currency="USD", lang="en", table: pd.DataFrame | None = None) -> str:
+    """The cost lines as CSV for download, each row carrying the scenario's name, safe to open in a spreadsheet.
+    ``table``: :func:`lines_table` of the same arguments, if already made."""
+    table = (lines_table(est, currency, lang) if table is None else table).copy()
     table.insert(0, "scenario_name", est.scenario.name)
     return spreadsheet_safe(table).to_csv(index=False)
 
