@@ -669,8 +669,9 @@ class Planner:
             if name in self.controls and self.values[name] is None:
                 self.controls[name].show_resolved(float(value) if value is not None else None)
 
-    def _chart_parts(self) -> dict:
-        """{chart: (builder, {parameter: frame}, {keyword: value})}, in the order they are stacked."""
+    def _chart_parts(self, compare_table=None) -> dict:
+        """{chart: (builder, {parameter: frame}, {keyword: value})}, in the order they are stacked
+        (``compare_table``: :func:`views.compare` of the pinned scenario, if already made)."""
         est, lang, cur = self.est, self.lang, self.currency
         r = views.rate(est, cur)
         burn, alerts = self._burn
@@ -698,7 +699,7 @@ class Planner:
                           **common)),
         }
         if self.pinned is not None:
-            table = views.compare(self.pinned[1], est, cur, lang)
+            table = compare_table if compare_table is not None else views.compare(self.pinned[1], est, cur, lang)
             parts["compare"] = (charts.compare, {"frame": views.compare_long(table, lang)},
                                 dict(title=t("chart_compare", lang), category_title=t("category", lang),
                                      scenario_title=t("scenario", lang), **common))
@@ -714,12 +715,13 @@ class Planner:
         started = time.perf_counter()
         self._burn = views.burn(self.est, self.currency, self.lang)  # shared by the chart and the headline
         # the specification only when the charts' shape changed; otherwise their data, swapped in place
-        spec, datasets = self.stack.update(self._chart_parts())
+        compared = views.compare(self.pinned[1], self.est, self.currency, self.lang) if self.pinned is not None else None
+        spec, datasets = self.stack.update(self._chart_parts(compared))
         self.chart.show(spec, datasets)
         self.last_chart_rebuilt = spec is not None
         self._render_headline()
         self._render_lines()
-        self._render_compare()
+        self._render_compare(compared)
         self._show_resolved()
         query = self.scenario.to_query()
         extra = {k: v for k, v in (("lang", self.lang), ("currency", self.currency)) if v not in ("en", "USD")}
@@ -816,11 +818,10 @@ class Planner:
                                 + " · " + _data_link(json_bytes, "scenario.json", "application/json",
                                                      t("download_json", self.lang)))
 
-    def _render_compare(self):
-        if self.pinned is None or self.est is None:
+    def _render_compare(self, table):
+        if table is None:
             self.compare_table.value = ""
             return
-        table = views.compare(self.pinned[1], self.est, self.currency, self.lang)
         shown = table.rename(columns={"category": t("category", self.lang), "difference": t("difference", self.lang)})
         difference = t("difference", self.lang)
         for column in ("A", "B"):
