@@ -7,10 +7,12 @@ BIN = $(VENV)/bin
 
 .PHONY: app test install clean
 
-$(BIN)/.installed: pyproject.toml
+$(BIN)/.installed: pyproject.toml binder/jupyterhub/package-lock.json
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
+	# the JupyterHub proxy for tests/test_hub.py (skipped without it, except in CI)
+	if command -v npm >/dev/null; then npm ci --prefix binder/jupyterhub --no-audit --no-fund --loglevel=error; fi
 	touch $@
 
 install: $(BIN)/.installed

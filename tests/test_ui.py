@@ -157,3 +157,15 @@ def test_notebooks_have_no_outputs():
         nb = json.loads(path.read_text())
         assert all(not cell.get("outputs") for cell in nb["cells"]), path
         assert all(cell.get("execution_count") is None for cell in nb["cells"] if cell["cell_type"] == "code"), path
+
+
+def test_hub_links_come_from_the_single_user_environment():
+    from workbench.ui import hub_links
+    assert hub_links({}) == {}
+    assert hub_links({"JUPYTERHUB_SERVICE_PREFIX": "/user/alice/"}) == {}  # no user: not a hub's kernel
+    assert hub_links({"JUPYTERHUB_USER": "alice", "JUPYTERHUB_SERVICE_PREFIX": "/user/alice/",
+                      "JUPYTERHUB_BASE_URL": "/"}) == {"hub_service_prefix": "/user/alice/",
+                                                       "hub_user_redirect": "/hub/user-redirect/"}
+    assert hub_links({"JUPYTERHUB_USER": "bo b", "JUPYTERHUB_SERVICE_PREFIX": "/jh/user/bo%20b",
+                      "JUPYTERHUB_BASE_URL": "/jh/"}) == {"hub_service_prefix": "/jh/user/bo%20b/",
+                                                          "hub_user_redirect": "/jh/hub/user-redirect/"}

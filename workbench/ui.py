@@ -84,6 +84,16 @@ def _safe(method):
     return wrapper
 
 
+def hub_links(environ=None) -> dict:
+    """LinkBar settings for a kernel started by a JupyterHub single-user server, else none."""
+    environ = os.environ if environ is None else environ
+    prefix = environ.get("JUPYTERHUB_SERVICE_PREFIX", "")
+    if not prefix.startswith("/") or not environ.get("JUPYTERHUB_USER"):
+        return {}
+    base = environ.get("JUPYTERHUB_BASE_URL", "/") or "/"
+    return {"hub_service_prefix": prefix.rstrip("/") + "/", "hub_user_redirect": base.rstrip("/") + "/hub/user-redirect/"}
+
+
 class LinkBar(anywidget.AnyWidget):
     """Keeps the address bar on the current scenario's URL and copies it on request (inline JS, offline)."""
 
@@ -92,8 +102,10 @@ class LinkBar(anywidget.AnyWidget):
     // double-submit check). A page served by a standalone Voila never receives that cookie, so every
     // shutdown was refused (403) and kernels stayed alive until the culler. Any random token is valid in
     // a double-submit scheme: another site can neither read nor set this origin's cookies.
+    // Under JupyterHub the server signs its own token and refuses any other: an invented cookie there made
+    // every later page's API calls unauthenticated (403), so it is left to the hub.
     function ensureXsrfCookie() {
-      if (/\b_xsrf=/.test(document.cookie)) { return; }
+      if (model_hub || /\b_xsrf=/.test(document.cookie)) { return; }
       const bytes = new Uint8Array(16);
       crypto.getRandomValues(bytes);
       const token = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
@@ -102,7 +114,9 @@ class LinkBar(anywidget.AnyWidget):
       catch (e) { /* not in Voila: the site root */ }
       document.cookie = "_xsrf=" + token + "; path=" + path + "; SameSite=Strict";
     }
+    let model_hub = false;
     function render({ model, el }) {
+      model_hub = Boolean(model.get("hub_service_prefix"));
       ensureXsrfCookie();
       const button = document.createElement("button");
       button.className = "jupyter-button wb-copy-link";
@@ -115,8 +129,16 @@ class LinkBar(anywidget.AnyWidget):
         const q = model.get("query");
         const url = location.origin + location.pathname + (q ? "?" + q : "");
         if (model.get("update_address_bar")) { history.replaceState(null, "", url); }
-        link.href = url;
-        link.textContent = url;
+        // On a hub the page lives under /user/NAME/: a colleague opening that would be refused, so the link
+        // shared goes through the hub's user-redirect, which opens the same path on the reader's own server.
+        let shared = url;
+        const prefix = model.get("hub_service_prefix");
+        if (prefix && location.pathname.startsWith(prefix)) {
+          shared = location.origin + model.get("hub_user_redirect") + location.pathname.slice(prefix.length)
+                   + (q ? "?" + q : "");
+        }
+        link.href = shared;
+        link.textContent = shared;
         button.textContent = model.get("button_text");
       }
       button.onclick = async () => {
@@ -139,6 +161,9 @@ class LinkBar(anywidget.AnyWidget):
     button_text = traitlets.Unicode("Copy link").tag(sync=True)
     copied_text = traitlets.Unicode("Link copied").tag(sync=True)
     update_address_bar = traitlets.Bool(False).tag(sync=True)
+    # set when the kernel runs under JupyterHub (from its JUPYTERHUB_* environment): /user/NAME/, /hub/user-redirect/
+    hub_service_prefix = traitlets.Unicode("").tag(sync=True)
+    hub_user_redirect = traitlets.Unicode("").tag(sync=True)
 
 
 class FieldControl:
@@ -415,7 +440,7 @@ class Planner:
         self.currency_toggle = w.ToggleButtons(options=list(CURRENCIES), value=self.currency)
         self.currency_toggle.add_class("wb-currency")
         self.currency_toggle.observe(self._currency_changed, "value")
-        self.link = LinkBar(update_address_bar=in_voila)
+        self.link = LinkBar(update_address_bar=in_voila, **hub_links())
         self.banner = w.HTML()
         self.banner.add_class("wb-banner")
 
