@@ -113,3 +113,22 @@ def test_duplicate_id_is_named(corrupt_copy):
     _rewrite(path, lambda rows: rows.append(list(rows[1])))
     with pytest.raises(data.DataFileError, match=r"accelerators.csv, row 28, column 'id': duplicate id 'V100-SXM2-32GB' \(first at row 2\)"):
         catalog.accelerators()
+
+
+def test_catalog_spec_and_peak_agree_for_scalars_arrays_and_unknown_ids():
+    import numpy as np
+    from workbench import catalog
+    table = catalog.accelerators()
+    ids = list(table.index[:3])
+    assert catalog.spec(ids[0], "memory_gb") == table.at[ids[0], "memory_gb"]
+    assert catalog.spec(np.asarray(ids[1], dtype=object), "generation") == table.at[ids[1], "generation"]
+    assert np.isnan(catalog.spec("no-such-gpu", "memory_gb"))
+    batch = np.array([ids[2], "no-such-gpu", ids[0], ids[2]], dtype=object)
+    got = catalog.spec(batch, "memory_gb")
+    assert got.shape == (4,) and np.isnan(got[1])
+    assert list(got[[0, 2, 3]]) == [table.at[ids[2], "memory_gb"], table.at[ids[0], "memory_gb"],
+                                     table.at[ids[2], "memory_gb"]]
+    assert catalog.spec(np.array([], dtype=object), "memory_gb").shape == (0,)
+    peak = table.at["H100-SXM5-80GB", "peak_bf16_dense_tflops"] * 1e12
+    assert catalog.peak_flops_per_s("H100-SXM5-80GB") == peak
+    assert list(catalog.peak_flops_per_s(np.array(["H100-SXM5-80GB"] * 2, dtype=object))) == [peak, peak]

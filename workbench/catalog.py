@@ -77,6 +77,8 @@ def peak_flops_per_s(gpu, precision="bf16"):
     NaN where the datasheet gives no such figure. Broadcasts over arrays of ids and precisions.
     """
     table = accelerators()
+    if np.ndim(gpu) == 0 and np.ndim(precision) == 0:  # the common case, without the array machinery
+        return float(table.at[_item(gpu), f"peak_{_item(precision)}_dense_tflops"] * 1e12)
     gpu, precision = np.broadcast_arrays(np.asarray(gpu, dtype=object), np.asarray(precision, dtype=object))
     out = np.empty(gpu.shape, dtype=float)
     for g in np.unique(gpu):
@@ -93,8 +95,16 @@ def map_ids(gpu, func, dtype=float):
     return out.reshape(np.shape(gpu)) if np.ndim(gpu) else out[0]
 
 
+def _item(value):
+    return value.item() if isinstance(value, np.ndarray) else value
+
+
 def spec(gpu, column: str):
-    """One catalog column (e.g. ``memory_gb``, ``tdp_w``, ``generation``) for ids ``gpu``; broadcasts."""
+    """One catalog column (e.g. ``memory_gb``, ``tdp_w``, ``generation``) for ids ``gpu``; broadcasts.
+    NaN for an id not in the catalog."""
     values = accelerators()[column]
-    out = values.reindex(np.ravel(np.asarray(gpu, dtype=object))).to_numpy()
-    return out.reshape(np.shape(gpu)) if np.ndim(gpu) else out[0]
+    if np.ndim(gpu) == 0:
+        return values.get(_item(gpu), np.nan)
+    # one look-up per distinct id (a batch holds a handful), broadcast back
+    codes, uniques = pd.factorize(np.ravel(np.asarray(gpu, dtype=object)))
+    return values.reindex(uniques).to_numpy()[codes].reshape(np.shape(gpu))

@@ -586,6 +586,12 @@ def _lines_frame(lines: list[Line], shape) -> pd.DataFrame:
     columns = {"scenario": np.tile(np.arange(n), len(lines))}
     for name in ("stage", "category", "item", "unit", "formula"):
         columns[name] = np.repeat([getattr(line, name) for line in lines], n)
+    if not shape:  # one scenario: one value per line, no broadcasting needed
+        for name in ("quantity", "unit_cost_usd", "cost_usd", "cost_type", "source"):
+            values = [getattr(line, name) for line in lines]
+            values = [v.item() if isinstance(v, np.ndarray) else v for v in values]
+            columns[name] = np.array(values, dtype=object) if name in ("cost_type", "source") else np.array(values)
+        return pd.DataFrame(columns, columns=list(LINE_COLUMNS))
     for name in ("quantity", "unit_cost_usd", "cost_usd"):
         columns[name] = np.concatenate([np.broadcast_to(getattr(line, name), shape).ravel() for line in lines])
     for name in ("cost_type", "source"):  # may vary across a batch

@@ -345,6 +345,11 @@ def _check(f: Field, value):
             return None
         raise f.error(value, "is required")
     check = _check_number if f.numeric else _check_percents if f.type == "percents" else _check_text
+    if f.numeric and isinstance(value, np.ndarray) and value.dtype.kind in "fiu" and value.ndim == 1 and value.size:
+        # a numeric array (Monte Carlo draws, batches) cannot hold text or booleans: no element-wise look
+        fast = _check_numeric_array(f, value, plain_numbers=True)
+        if fast is not None:
+            return fast
     if isinstance(value, (list, tuple, np.ndarray, pd.Series)):
         try:
             array = np.asarray(value, dtype=object)
@@ -372,10 +377,11 @@ def _check(f: Field, value):
     return check(f, value, f.name)
 
 
-def _check_numeric_array(f: Field, array: np.ndarray):
+def _check_numeric_array(f: Field, array: np.ndarray, plain_numbers: bool = False):
     """A whole numeric array checked at once (a batch of 100,000 scenarios); None if any element is not
-    a plain finite number in range, so that the element-by-element path can name it."""
-    if any(isinstance(v, (bool, np.bool_, str)) for v in array[:1]) or array.dtype == bool:
+    a plain finite number in range, so that the element-by-element path can name it.
+    ``plain_numbers``: the array's dtype is already numeric (not bool, not object)."""
+    if not plain_numbers and (any(isinstance(v, (bool, np.bool_, str)) for v in array[:1]) or array.dtype == bool):
         return None
     try:
         numbers = array.astype(float)
@@ -383,7 +389,7 @@ def _check_numeric_array(f: Field, array: np.ndarray):
         return None
     if not np.isfinite(numbers).all() or (numbers < f.min).any() or (numbers > f.max).any():
         return None
-    if any(isinstance(v, (bool, np.bool_, str)) for v in array):
+    if not plain_numbers and any(isinstance(v, (bool, np.bool_, str)) for v in array):
         return None
     if f.type == "int":
         if (numbers != np.round(numbers)).any():
