@@ -153,9 +153,18 @@ def test_compare_pins_a_and_shows_the_difference(page, voila_url):
 
 def test_exports_are_offline_data_links(page, voila_url):
     open_app(page, voila_url)
-    csv_link = page.locator("a.wb-download[download='cost_lines.csv']")
-    assert csv_link.get_attribute("href").startswith("data:text/csv;base64,")
-    assert page.locator("a.wb-download[download='scenario.json']").count() == 1
+    before = total(page)
+    field(page, "params").locator("input[type=text]").fill("13B")
+    field(page, "params").locator("input[type=text]").press("Enter")
+    page.wait_for_function(f"document.querySelector('.wb-total .wb-card-value').textContent !== {before!r}",
+                           timeout=TIMEOUT)
+    # the files are made when asked for, from the plan as it is then
+    for name, check in (("cost_lines.csv", lambda text: text.startswith("scenario_name,stage,category")),
+                        ("scenario.json", lambda text: '"params": 13000000000' in text)):
+        with page.expect_download(timeout=TIMEOUT) as download:
+            page.locator(f"a.wb-download[download='{name}']").click()
+        assert download.value.suggested_filename == name
+        assert check(open(download.value.path(), encoding="utf-8").read())
     page.get_by_role("button", name="Export charts (PNG)").click()
     page.wait_for_selector("a.wb-download[download='stage.png']", timeout=TIMEOUT)
     assert page.locator("a.wb-download[download$='.png']").count() == 6  # one per chart

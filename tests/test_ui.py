@@ -108,12 +108,24 @@ def test_preset_language_currency_compare_and_link():
 
 def test_downloads_and_upload_round_trip():
     p = Planner(values={"params": 1.3e10})
-    href = p.downloads.value.split("href='")[2].split("'")[0]
-    scenario_json = base64.b64decode(href.split(",", 1)[1]).decode()
+    assert [f["name"] for f in p.downloads.files] == ["cost_lines.csv", "scenario.json"]
+    scenario_json = p.downloads.payload("scenario.json").decode()
     assert Scenario.from_json(scenario_json).params == 1.3e10
-    csv_href = p.downloads.value.split("href='")[1].split("'")[0]
-    csv_text = base64.b64decode(csv_href.split(",", 1)[1]).decode()
+    csv_text = p.downloads.payload("cost_lines.csv").decode()
     assert csv_text.splitlines()[0].startswith("scenario_name,stage,category,item,quantity,unit,unit_cost_usd,cost_usd")
+    # made from the plan as it is when asked for, in the page's currency
+    p.controls["params"].text.value = "20B"
+    p.currency_toggle.value = "CNY"
+    assert Scenario.from_json(p.downloads.payload("scenario.json").decode()).params == 2e10
+    assert "cost_cny" in p.downloads.payload("cost_lines.csv").decode().splitlines()[0]
+    # a click's message is answered with the file; anything else is ignored
+    sent = []
+    p.downloads.send = sent.append
+    p.downloads._requested(p.downloads, {"request": "scenario.json"}, [])
+    p.downloads._requested(p.downloads, {"request": "/etc/passwd"}, [])
+    p.downloads._requested(p.downloads, "garbage", [])
+    assert len(sent) == 1 and sent[0]["name"] == "scenario.json" and sent[0]["mime"] == "application/json"
+    assert Scenario.from_json(base64.b64decode(sent[0]["data"]).decode()).params == 2e10
     fresh = Planner()
     fresh._upload_changed({"new": [{"name": "s.json", "content": memoryview(scenario_json.encode())}]})
     assert fresh.scenario.params == 1.3e10

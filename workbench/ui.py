@@ -27,6 +27,7 @@ from . import catalog, charts, prices, views
 from .estimate import estimate
 from .data import DataFileError
 from .i18n import t
+from .downloads import Downloads
 from .livechart import LiveChart
 from .presets import presets
 from .scenario import Scenario, ScenarioError, check_field, excerpt, fields, query_fields
@@ -472,7 +473,7 @@ class Planner:
 
         self.lines_title = w.HTML()
         self.lines_table = w.HTML(layout=w.Layout(max_height="420px", overflow="auto"))
-        self.downloads = w.HTML()
+        self.downloads = Downloads(self._download)
         self.png_button = w.Button()
         self.png_button.on_click(self._export_png)
         self.png_links = w.HTML()
@@ -679,6 +680,8 @@ class Planner:
         self.compare_hint.value = f"<i>{html.escape(t('compare_hint', lang))}</i>"
         self.lines_title.value = f"<h4>{html.escape(t('lines', lang))}</h4>"
         self.png_button.description = t("export_png", lang)
+        self.downloads.files = [{"name": "cost_lines.csv", "mime": "text/csv", "label": t("download_csv", lang)},
+                                {"name": "scenario.json", "mime": "application/json", "label": t("download_json", lang)}]
         self.upload.description = t("load_json", lang)
         self.upload.layout.width = "220px"
 
@@ -837,11 +840,12 @@ class Planner:
                 f"<td>{e(r['cost_type'])}</td><td class='wb-source'>{e(r['formula'])}<br>{e(r['source'])}</td></tr>")
         self.lines_table.value = ("<table class='wb-lines'><thead><tr>" + "".join(f"<th>{e(h)}</th>" for h in head)
                                   + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
-        csv_bytes = views.lines_csv(self.est, self.currency, self.lang, table=table).encode("utf-8")
-        json_bytes = self.scenario.to_json(indent=2).encode("utf-8")
-        self.downloads.value = (_data_link(csv_bytes, "cost_lines.csv", "text/csv", t("download_csv", self.lang))
-                                + " · " + _data_link(json_bytes, "scenario.json", "application/json",
-                                                     t("download_json", self.lang)))
+
+    def _download(self, name: str) -> bytes:
+        """A file of the plan as it is now, made when the user asks for it (:class:`Downloads`)."""
+        if name == "cost_lines.csv":
+            return views.lines_csv(self.est, self.currency, self.lang).encode("utf-8")
+        return self.scenario.to_json(indent=2).encode("utf-8")
 
     def _render_compare(self, table):
         if table is None:
