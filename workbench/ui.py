@@ -19,6 +19,8 @@ from urllib.parse import parse_qsl, urlencode
 
 import anywidget
 import ipywidgets as w
+from ipywidgets.widgets.widget_description import DescriptionStyle
+from ipywidgets.widgets.widget_string import HTMLStyle, TextStyle
 import numpy as np
 import pandas as pd
 import traitlets
@@ -167,49 +169,78 @@ class LinkBar(anywidget.AnyWidget):
     hub_user_redirect = traitlets.Unicode("").tag(sync=True)
 
 
+class SharedModels:
+    """One Layout (or Style) model per distinct setting, shared by every widget that uses it.
+
+    Each ipywidget otherwise brings a Layout and a Style model of its own: the planner had 449 models,
+    whose states the kernel builds and sends (1.3 MB, ~0.7 s) before a page can draw anything. Only for
+    layouts and styles that are never changed after they are made: a change would reach every sharer."""
+
+    def __init__(self):
+        self._made = {}
+
+    def layout(self, **settings) -> w.Layout:
+        return self._get(w.Layout, settings)
+
+    def style(self, cls, **settings):
+        return self._get(cls, settings)
+
+    def _get(self, cls, settings):
+        key = (cls, tuple(sorted(settings.items())))
+        if key not in self._made:
+            self._made[key] = cls(**settings)
+        return self._made[key]
+
+
 class FieldControl:
     """One scenario field: label with unit, slider or menu, a text box for typed values, an 'auto' button
     for fields whose empty value is resolved by the estimate, a message line and a help line."""
 
-    def __init__(self, field, value, on_change, lang="en"):
+    def __init__(self, field, value, on_change, lang="en", shared: SharedModels | None = None):
         self.field, self.on_change, self.lang = field, on_change, lang
         self._syncing = False
         self.rejected = False  # the text box holds a value that failed validation (its message stays)
-        self.label = w.HTML(layout=w.Layout(width="165px"))
-        self.message = w.HTML(layout=w.Layout(margin="0 0 0 165px"))
+        shared = shared or SharedModels()
+        html_style = shared.style(HTMLStyle)
+        self.label = w.HTML(layout=shared.layout(width="165px"), style=html_style)
+        self.message = w.HTML(layout=shared.layout(margin="0 0 0 165px"), style=html_style)
         self.message.add_class("wb-message")
-        self.help = w.HTML()
+        self.help = w.HTML(layout=shared.layout(), style=html_style)
         self.help.add_class("wb-help")
         self.slider = self.menu = self.text = self.auto = None
         parts = [self.label]
         f = field
         if f.type in ("choice", "gpu", "provider"):
             options = {"gpu": catalog.gpu_ids, "provider": prices.providers}.get(f.type, lambda: list(f.choices))()
-            self.menu = w.Dropdown(options=options, value=value, layout=w.Layout(width="250px"))
+            self.menu = w.Dropdown(options=options, value=value, layout=shared.layout(width="250px"),
+                                   style=shared.style(DescriptionStyle))
             self.menu.observe(self._menu_changed, "value")
             parts.append(self.menu)
         else:
             if f.numeric:
-                self.slider = self._make_slider(f)
+                self.slider = self._make_slider(f, shared)
                 self.slider.observe(self._slider_changed, "value")
                 parts.append(self.slider)
             self.text = w.Text(value=format_quantity(value), continuous_update=False,
-                               layout=w.Layout(width="100px" if f.numeric else "250px"))
+                               layout=shared.layout(width="100px" if f.numeric else "250px"),
+                               style=shared.style(TextStyle))
             self.text.observe(self._text_changed, "value")
             parts.append(self.text)
             if f.nullable:
-                self.auto = w.Button(layout=w.Layout(width="52px"))
+                self.auto = w.Button(layout=shared.layout(width="52px"), style=shared.style(w.ButtonStyle))
                 self.auto.on_click(self._auto_clicked)
                 parts.append(self.auto)
-        self.widget = w.VBox([w.HBox(parts), self.message, self.help], layout=w.Layout(margin="0 0 4px 0"))
+        self.widget = w.VBox([w.HBox(parts, layout=shared.layout()), self.message, self.help],
+                             layout=shared.layout(margin="0 0 4px 0"))
         self.widget.add_class("wb-control")
         self.widget.add_class(f"wb-field-{f.name}")
         self.set_value(value)
         self.relabel(lang)
 
     @staticmethod
-    def _make_slider(f):
-        common = dict(continuous_update=False, readout=False, layout=w.Layout(width="150px"))
+    def _make_slider(f, shared):
+        common = dict(continuous_update=False, readout=False, layout=shared.layout(width="150px"),
+                      style=shared.style(w.SliderStyle))
         if f.scale == "log":
             lo = f.min if f.min > 0 else (f.default / 1000 if isinstance(f.default, (int, float)) and f.default > 0
                                           else f.max / 1e9)
@@ -386,6 +417,7 @@ class Planner:
         self.last_recompute_ms = self.last_render_ms = float("nan")
         self.last_chart_rebuilt = False
         self.renders = 0
+        self.shared = SharedModels()
         self._build(in_voila)
         self._notices = list(notices)
         self.recompute()
@@ -432,7 +464,15 @@ class Planner:
 
     def _build(self, in_voila):
         spec = fields()
-        self.title = w.HTML()
+        sh = self.shared
+
+        def html_widget(value=""):
+            return w.HTML(value, layout=sh.layout(), style=sh.style(HTMLStyle))
+
+        def box(cls, children=(), **layout):
+            return cls(list(children), layout=sh.layout(**layout))
+
+        self.title = html_widget()
         self.preset = w.Dropdown(layout=w.Layout(width="260px"))
         self.preset.observe(self._preset_changed, "value")
         self.language = w.ToggleButtons(options=[("English", "en"), ("简体中文", "zh")], value=self.lang)
@@ -442,59 +482,61 @@ class Planner:
         self.currency_toggle.add_class("wb-currency")
         self.currency_toggle.observe(self._currency_changed, "value")
         self.link = LinkBar(update_address_bar=in_voila, **hub_links())
-        self.banner = w.HTML()
+        self.banner = html_widget()
         self.banner.add_class("wb-banner")
 
         for name in MAIN_FIELDS:
             self._control(name)
-        self.main_box = w.VBox([self.controls[name].widget for name in MAIN_FIELDS])
+        self.main_box = box(w.VBox, [self.controls[name].widget for name in MAIN_FIELDS])
         self.advanced_groups = [g for g in GROUP_LABELS if any(f.group == g and f.name not in MAIN_FIELDS
                                                                for f in spec.values())]
-        self.advanced = w.Accordion(children=[w.VBox() for _ in self.advanced_groups], selected_index=None)
+        self.advanced = w.Accordion(children=[box(w.VBox) for _ in self.advanced_groups], selected_index=None)
         self.advanced.observe(self._advanced_opened, "selected_index")
-        self.advanced_title = w.HTML()
+        self.advanced_title = html_widget()
 
-        self.headline = w.HTML()
+        self.headline = html_widget()
         self.headline.add_class("wb-headline")
-        self.notes = w.HTML()
+        self.notes = html_widget()
         self.stack = charts.ChartStack()
         self.chart = LiveChart()
         self.chart.add_class("wb-charts")
-        self.timing = w.HTML()
+        self.timing = html_widget()
         self.timing.add_class("wb-timing")
 
         self.pin_button = w.Button(icon="thumb-tack")
         self.pin_button.on_click(self._pin)
         self.unpin_button = w.Button(disabled=True)
         self.unpin_button.on_click(self._unpin)
-        self.compare_hint = w.HTML()
-        self.compare_table = w.HTML()
-        self.compare_box = w.VBox([w.HBox([self.pin_button, self.unpin_button]), self.compare_hint, self.compare_table])
+        self.compare_hint = html_widget()
+        self.compare_table = html_widget()
+        self.compare_box = box(w.VBox, [box(w.HBox, [self.pin_button, self.unpin_button]), self.compare_hint,
+                                        self.compare_table])
 
-        self.lines_title = w.HTML()
+        self.lines_title = html_widget()
         self.lines_table = w.HTML(layout=w.Layout(max_height="420px", overflow="auto"))
         self.downloads = Downloads(self._download)
         self.png_button = w.Button()
         self.png_button.on_click(self._export_png)
-        self.png_links = w.HTML()
+        self.png_links = html_widget()
         self.upload = w.FileUpload(accept=".json,application/json", multiple=False)
         self.upload.observe(self._upload_changed, "value")
-        self.upload_message = w.HTML()
+        self.upload_message = html_widget()
 
-        header = w.VBox([self.title, w.HBox([self.preset, self.language, self.currency_toggle]), self.link, self.banner,
-                         self.headline, self.notes])
-        left = w.VBox([self.main_box, self.advanced_title, self.advanced], layout=w.Layout(width="500px", min_width="500px"))
-        right = w.VBox([self.chart, self.timing, self.compare_box, self.lines_title, self.downloads,
-                        w.HBox([self.png_button, self.upload]), self.png_links, self.upload_message, self.lines_table],
-                       layout=w.Layout(flex="1 1 0", min_width="640px"))
-        style = w.HTML("<style>" + _CSS + "</style>")
-        self.widget = w.VBox([style, header, w.HBox([left, right], layout=w.Layout(flex_flow="row wrap", width="100%"))])
+        header = box(w.VBox, [self.title, box(w.HBox, [self.preset, self.language, self.currency_toggle]), self.link,
+                              self.banner, self.headline, self.notes])
+        left = box(w.VBox, [self.main_box, self.advanced_title, self.advanced], width="500px", min_width="500px")
+        right = box(w.VBox, [self.chart, self.timing, self.compare_box, self.lines_title, self.downloads,
+                             box(w.HBox, [self.png_button, self.upload]), self.png_links, self.upload_message,
+                             self.lines_table], flex="1 1 0", min_width="640px")
+        style = html_widget("<style>" + _CSS + "</style>")
+        self.widget = box(w.VBox, [style, header, box(w.HBox, [left, right], flex_flow="row wrap", width="100%")])
         self.widget.add_class("wb-planner")
         self._relabel()
 
     def _control(self, name) -> FieldControl:
         if name not in self.controls:
-            self.controls[name] = FieldControl(fields()[name], self.values[name], self._field_changed, self.lang)
+            self.controls[name] = FieldControl(fields()[name], self.values[name], self._field_changed, self.lang,
+                                               self.shared)
         return self.controls[name]
 
     @_safe
