@@ -181,3 +181,25 @@ def test_hub_links_come_from_the_single_user_environment():
     assert hub_links({"JUPYTERHUB_USER": "bo b", "JUPYTERHUB_SERVICE_PREFIX": "/jh/user/bo%20b",
                       "JUPYTERHUB_BASE_URL": "/jh/"}) == {"hub_service_prefix": "/jh/user/bo%20b/",
                                                           "hub_user_redirect": "/jh/hub/user-redirect/"}
+
+
+def test_shared_layout_and_style_models_never_change_after_they_are_made():
+    # widgets share Layout/Style models (first paint); a change to one would reach every widget that shares it
+    p = Planner()
+    shared = list(p.shared._made.values())
+    before = [m.get_state() for m in shared]
+    for i in range(len(p.advanced_groups)):  # every group's controls built
+        p.advanced.selected_index = i
+    p.language.value = "zh"
+    p.currency_toggle.value = "CNY"
+    p.controls["params"].text.value = "-5"  # a message shown
+    p.controls["params"].text.value = "13B"
+    p.preset.value = next(v for _, v in p.preset.options if v)
+    p.controls["mfu"].auto.click() if p.controls["mfu"].auto else None
+    p._pin(None)
+    p.language.value = "en"
+    assert len(p.controls) > 40  # every advanced control was built, sharing the same models
+    assert [m.get_state() for m in shared] == before  # and nothing changed a shared one
+    for (cls, settings), model in p.shared._made.items():
+        assert model.get_state() == cls(**dict(settings)).get_state()
+    assert len({id(c.label.layout) for c in p.controls.values()}) == 1
