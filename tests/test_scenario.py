@@ -203,3 +203,11 @@ def test_pickle_round_trip():
     s = Scenario(params=1e9)
     assert pickle.loads(pickle.dumps(s)) == s
     assert not math.isnan(hash(s))
+
+
+def test_a_masked_array_is_checked_element_by_element():
+    import numpy as np
+    import pytest
+    from workbench.scenario import Scenario, ScenarioError
+    with pytest.raises(ScenarioError, match=r"params\[1\]=1.0: is out of range"):
+        Scenario(params=np.ma.masked_array([7e9, 1.0, -5.0], mask=[0, 1, 1]))

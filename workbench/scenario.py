@@ -345,7 +345,8 @@ def _check(f: Field, value):
             return None
         raise f.error(value, "is required")
     check = _check_number if f.numeric else _check_percents if f.type == "percents" else _check_text
-    if f.numeric and isinstance(value, np.ndarray) and value.dtype.kind in "fiu" and value.ndim == 1 and value.size:
+    # exactly ndarray: a masked array's masked elements would slip past the range checks
+    if f.numeric and type(value) is np.ndarray and value.dtype.kind in "fiu" and value.ndim == 1 and value.size:
         # a numeric array (Monte Carlo draws, batches) cannot hold text or booleans: no element-wise look
         fast = _check_numeric_array(f, value, plain_numbers=True)
         if fast is not None:

@@ -28,6 +28,7 @@ c = get_config()  # noqa: F821 (provided by JupyterHub when it loads this file)
 
 ROOT = Path(__file__).resolve().parents[2]
 STATE = Path(os.environ.get("WORKBENCH_HUB_STATE", Path.cwd())).resolve()
+STATE.mkdir(parents=True, exist_ok=True)  # a fresh machine has no state folder yet
 ACTIVITY_SECONDS = int(os.environ.get("WORKBENCH_HUB_ACTIVITY_INTERVAL", "300"))
 
 c.JupyterHub.bind_url = (f"http://{os.environ.get('WORKBENCH_HUB_IP', '127.0.0.1')}:"
