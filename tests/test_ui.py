@@ -124,6 +124,7 @@ def test_downloads_and_upload_round_trip():
     p.downloads._requested(p.downloads, {"request": "scenario.json"}, [])
     p.downloads._requested(p.downloads, {"request": "/etc/passwd"}, [])
     p.downloads._requested(p.downloads, "garbage", [])
+    p.downloads._requested(p.downloads, {"request": ["cost_lines.csv"]}, [])  # unhashable: ignored, no raise
     assert len(sent) == 1 and sent[0]["name"] == "scenario.json" and sent[0]["mime"] == "application/json"
     assert Scenario.from_json(base64.b64decode(sent[0]["data"]).decode()).params == 2e10
     fresh = Planner()

@@ -65,12 +65,12 @@ class Downloads(anywidget.AnyWidget):
 
     def _requested(self, _widget, content, _buffers):
         name = content.get("request") if isinstance(content, dict) else None
-        mime = {f["name"]: f["mime"] for f in self.files}.get(name)
+        mime = {f["name"]: f["mime"] for f in self.files}.get(name) if isinstance(name, str) else None
         if mime is None:  # not one of ours: a stale page or a forged message
             return
         try:
-            data = self.payload(name)
+            data = base64.b64encode(self.payload(name)).decode("ascii")
         except Exception:  # noqa: BLE001 - the page keeps working; the reason goes to the server log
             log.exception("making the download %s failed", name)
             return
-        self.send({"name": name, "mime": mime, "data": base64.b64encode(data).decode("ascii")})
+        self.send({"name": name, "mime": mime, "data": data})
