@@ -6,6 +6,7 @@ gets a server of their own and the planner at /user/NAME/voila/render/notebooks/
 jupyterhub-idle-culler stops the servers of users who left while keeping the one still working.
 """
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -14,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, free_port, stop
+from conftest import ROOT, free_port
 from test_load import kernel_pids, rss_mb
 
 CONFIG = ROOT / "binder" / "jupyterhub" / "jupyterhub_config.py"
@@ -61,8 +62,9 @@ def hub(tmp_path):
            "WORKBENCH_HUB_CULL_EVERY": "5", "WORKBENCH_HUB_ACTIVITY_INTERVAL": "5"}
     log_path = tmp_path / "jupyterhub.log"
     with open(log_path, "w") as log:
+        # a process group of its own: the hub's proxy, culler and users' servers are stopped with it
         process = subprocess.Popen([str(JUPYTERHUB), "-f", str(CONFIG)], cwd=tmp_path, env=env,
-                                   stdout=log, stderr=subprocess.STDOUT)
+                                   stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}/"
     deadline = time.time() + 90
     while True:
@@ -73,16 +75,25 @@ def hub(tmp_path):
             break
         except OSError:
             if time.time() > deadline:
-                stop(process)
+                stop_group(process)
                 pytest.fail(f"jupyterhub did not answer in 90 s:\n{log_path.read_text()[-3000:]}")
             time.sleep(0.5)
     yield url, log_path
-    stop(process)
-    for pid in user_servers().values():  # a hub stopped with SIGTERM leaves its users' servers running
-        try:
-            os.kill(pid, 15)
-        except OSError:
-            pass
+    stop_group(process)
+
+
+def stop_group(process, grace_seconds=45):
+    """Stop the hub (it takes ~30 s: its culler service), then whatever of its group is left."""
+    process.terminate()
+    try:
+        process.wait(timeout=grace_seconds)
+    except subprocess.TimeoutExpired:
+        pass
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except OSError:  # the group is gone already
+        pass
+    process.wait()
 
 
 def test_users_log_in_through_the_hub_get_the_planner_and_idle_servers_are_culled(browser, hub):
