@@ -63,6 +63,11 @@ def test_readable_table_names_defaults_and_sources():
     (["estimate", "--pricing", "free"], "pricing='free'"),
     (["estimate", "--bogus", "1"], "unrecognized arguments: --bogus"),
     (["estimate", "--seq-len", "1.5"], "seq_len=1.5: is not a whole number"),
+    (["estimate", "--mfu", "3"], "mfu=3.0: is out of range; allowed: a number from 0.01 to 0.95 [fraction], or "
+                                 "empty for the default (option --mfu)"),
+    (["estimate", "--gpu", "TPU-v4"], "no price on record for TPUv4; set --price-per-gpu-hour; "),
+    (["estimate", "--gpu", "V100"], "allowed: fp16 (option --precision)"),
+    (["estimate", "--provider", "akash", "--pricing", "reserved_3y"], "or --provider median; allowed: median, aws"),
     (["frobnicate"], "invalid choice: 'frobnicate'"),
     ([], "required"),
 ])

@@ -52,6 +52,60 @@ def user_servers():
     return servers
 
 
+def load_config(monkeypatch, tmp_path, settings):
+    """Run the hub's config file as JupyterHub does (its `get_config` provided) under these settings."""
+    from traitlets.config import Config
+    for key in [key for key in os.environ if key.startswith("WORKBENCH_HUB_")]:
+        monkeypatch.delenv(key)
+    monkeypatch.setenv("WORKBENCH_HUB_STATE", str(tmp_path / "state"))
+    for key, value in settings.items():
+        monkeypatch.setenv(key, value)
+    config = Config()
+    exec(compile(CONFIG.read_text(), str(CONFIG), "exec"), {"get_config": lambda: config, "__file__": str(CONFIG)})
+    return config
+
+
+@pytest.mark.parametrize("settings, message", [
+    ({"WORKBENCH_HUB_PASSWORD": "short"}, "WORKBENCH_HUB_PASSWORD must be set to the shared password: 8 characters"),
+    ({"WORKBENCH_HUB_PASSWORD": " padded-password "}, "no leading or trailing spaces"),
+    ({"WORKBENCH_HUB_CULL_TIMEOUT": "abc"}, "WORKBENCH_HUB_CULL_TIMEOUT='abc' is not a whole number of seconds"),
+    ({"WORKBENCH_HUB_ACTIVITY_INTERVAL": "5s"}, "WORKBENCH_HUB_ACTIVITY_INTERVAL='5s' is not a whole number"),
+    ({"WORKBENCH_HUB_CULL_EVERY": "0"}, "WORKBENCH_HUB_CULL_EVERY=0 is out of range (allowed 1 to 86400 s)"),
+    ({"WORKBENCH_HUB_PORT": "99999"}, "WORKBENCH_HUB_PORT='99999' is not a TCP port (allowed 1 to 65535)"),
+    ({"WORKBENCH_HUB_PROXY_API_PORT": "-1"}, "WORKBENCH_HUB_PROXY_API_PORT='-1' is not a TCP port"),
+    ({"WORKBENCH_HUB_IP": "0.0.0.0/8"}, "WORKBENCH_HUB_IP='0.0.0.0/8' is not an address or host name"),
+])
+def test_a_bad_hub_setting_is_refused_with_a_message_naming_it(monkeypatch, tmp_path, capsys, settings, message):
+    with pytest.raises(SystemExit) as stop:
+        load_config(monkeypatch, tmp_path, {"WORKBENCH_HUB_PASSWORD": PASSWORD, **settings})
+    assert stop.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_good_hub_settings_reach_the_hub_and_the_culler(monkeypatch, tmp_path):
+    config = load_config(monkeypatch, tmp_path, {
+        "WORKBENCH_HUB_PASSWORD": PASSWORD, "WORKBENCH_HUB_IP": "0.0.0.0", "WORKBENCH_HUB_PORT": "8123",
+        "WORKBENCH_HUB_CULL_TIMEOUT": " 900 ", "WORKBENCH_HUB_PROXY_API_PORT": "8124"})
+    assert config.JupyterHub.bind_url == "http://0.0.0.0:8123"
+    assert config.ConfigurableHTTPProxy.api_url == "http://127.0.0.1:8124"
+    assert config.SharedPasswordAuthenticator.user_password == PASSWORD
+    assert "--timeout=900" in config.JupyterHub.services[0]["command"]
+    assert "--cull-every=300" in config.JupyterHub.services[0]["command"]
+    assert (tmp_path / "state").is_dir()
+
+
+def test_the_hub_without_a_password_stops_at_once_with_a_message(tmp_path):
+    _requirements()
+    env = {key: value for key, value in os.environ.items() if not key.startswith("WORKBENCH_HUB_")}
+    env["WORKBENCH_HUB_STATE"] = str(tmp_path)
+    result = subprocess.run([str(JUPYTERHUB), "-f", str(CONFIG)], cwd=tmp_path, env=env, capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode == 2, result.stderr[-2000:]
+    assert result.stderr.strip() == ("jupyterhub_config.py: WORKBENCH_HUB_PASSWORD must be set to the shared "
+                                     "password: 8 characters or more, no leading or trailing spaces")
+    assert not (tmp_path / "jupyterhub.sqlite").exists()  # stopped before the hub made anything
+
+
 @pytest.fixture
 def hub(tmp_path):
     _requirements()

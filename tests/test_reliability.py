@@ -6,6 +6,7 @@ import io
 import json
 import re
 import shutil
+import warnings
 
 import numpy as np
 import pytest
@@ -403,6 +404,65 @@ def test_integer_fields_cannot_be_sampled(data_copy):
 def test_a_catalog_gap_in_a_link_drops_only_its_key():
     values, _, errors = workbench.ui.parse_app_query("params=70B&gpu=MI300X&tokens=3T")
     assert values == {"params": 7e10, "tokens": 3e12} and "no price on record for MI300X" in errors[0]
+
+
+def test_a_link_to_a_gpu_without_the_precision_keeps_the_gpu_at_one_it_has():
+    # a V100 has no bf16 (the default): the link keeps the GPU at fp16 and says so once
+    values, _, errors = workbench.ui.parse_app_query("gpu=V100-SXM2-32GB&precision=bf16&price_per_gpu_hour=1.5")
+    assert values == {"gpu": "V100-SXM2-32GB", "precision": "fp16", "price_per_gpu_hour": 1.5}
+    assert errors == ["precision='bf16': V100-SXM2-32GB has no bf16 peak in the catalog; allowed: fp16 "
+                      "(used instead: fp16)"]
+    assert estimate(Scenario(**values)).scenario.precision == "fp16"
+    _, _, chinese = workbench.ui.parse_app_query("gpu=V100&price_per_gpu_hour=1.5&lang=zh")
+    assert chinese == ["精度（precision） = 'bf16'：目录中没有 V100-SXM2-32GB 的 bf16 峰值算力；允许：fp16 (改用: fp16)"]
+
+
+def test_link_messages_follow_the_language_wherever_it_stands():
+    for query in ("currency=XYZ&lang=zh", "lang=zh&currency=XYZ"):
+        _, options, errors = workbench.ui.parse_app_query(query)
+        assert options == {"lang": "zh", "currency": "USD"} and errors == ["currency='XYZ': 允许: USD, CNY"]
+
+
+def test_a_missing_price_lists_the_providers_that_have_one():
+    with pytest.raises(ScenarioError) as error:
+        Scenario(gpu="H100-SXM5-80GB", provider="akash", pricing="reserved_3y")
+    assert error.value.allowed == "median, aws, azure, gcp"
+    with pytest.raises(ScenarioError) as error:
+        Scenario(gpu="MI300X", provider="aws")
+    assert error.value.allowed == "price_per_gpu_hour (no provider on record)"
+
+
+@pytest.mark.parametrize("value", ["1e400", "-1e400", "1e309"])
+def test_digits_beyond_a_float_are_out_of_range_not_infinite(value):
+    with pytest.raises(ScenarioError, match=rf"^params='{re.escape(value)}': is out of range; allowed: a number"):
+        Scenario(params=value)
+
+
+@pytest.mark.parametrize("value", [np.complex128(7e9 + 1j), [7e9, np.complex128(7e9 + 1j)], [7e9 + 0j],
+                                   np.array([7e9 + 1j], dtype=object)])
+def test_complex_numbers_are_refused_not_cut_to_their_real_part(value):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # numpy's ComplexWarning would mean the cast went through
+        with pytest.raises(ScenarioError, match="is not a number"):
+            Scenario(params=value)
+
+
+@pytest.mark.parametrize("gpu, precision, error, match", [
+    (float("nan"), "bf16", catalog.UnknownGpuError, "nan is not a catalog id"),
+    ("H100", "bf16", catalog.UnknownGpuError, "'H100' is not a catalog id .* resolve_gpu"),
+    ("H100-SXM5-80GB", "bf17", ValueError, "unknown precision 'bf17'; allowed: bf16, fp16, fp8"),
+    (np.array(["H100-SXM5-80GB", 1], dtype=object), "bf16", catalog.UnknownGpuError, "1 is not a catalog id"),
+])
+def test_catalog_lookups_name_a_bad_id_or_precision(gpu, precision, error, match):
+    with pytest.raises(error, match=match):
+        catalog.peak_flops_per_s(gpu, precision)
+
+
+def test_catalog_peaks_broadcast_over_ids_and_precisions():
+    peaks = catalog.peak_flops_per_s(np.array([["H100-SXM5-80GB"], ["V100-SXM2-32GB"]], dtype=object), ["fp16", "bf16"])
+    assert peaks[0].tolist() == [989e12, 989e12] and peaks[1, 0] == 125e12 and np.isnan(peaks[1, 1])
+    with pytest.raises(ValueError, match="unknown catalog column 'tdp'; allowed: id, name"):
+        catalog.spec("H100-SXM5-80GB", "tdp")
 
 
 @pytest.mark.parametrize("call,field", [

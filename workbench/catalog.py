@@ -78,12 +78,21 @@ def peak_flops_per_s(gpu, precision="bf16"):
     """
     table = accelerators()
     if np.ndim(gpu) == 0 and np.ndim(precision) == 0:  # the common case, without the array machinery
-        return float(table.at[_item(gpu), f"peak_{_item(precision)}_dense_tflops"] * 1e12)
+        gpu, precision = _item(gpu), _item(precision)
+        if gpu in table.index and precision in PRECISIONS:
+            return float(table.at[gpu, f"peak_{precision}_dense_tflops"] * 1e12)
     gpu, precision = np.broadcast_arrays(np.asarray(gpu, dtype=object), np.asarray(precision, dtype=object))
-    out = np.empty(gpu.shape, dtype=float)
-    for g in np.unique(gpu):
-        for p in np.unique(precision[gpu == g]):
-            out[(gpu == g) & (precision == p)] = table.at[g, f"peak_{p}_dense_tflops"] * 1e12
+    # factorize, not np.unique: an object array may mix types that cannot be sorted together
+    gpu_codes, gpus = pd.factorize(gpu.ravel(), use_na_sentinel=False)
+    precision_codes, precisions = pd.factorize(precision.ravel(), use_na_sentinel=False)
+    for p in precisions:
+        if p not in PRECISIONS:
+            raise ValueError(f"unknown precision {p!r}; allowed: {', '.join(PRECISIONS)}")
+    for g in gpus:
+        if not isinstance(g, str) or g not in table.index:
+            raise UnknownGpuError(f"{g!r} is not a catalog id (see `workbench gpus`; resolve_gpu() maps names)")
+    peaks = np.array([[table.at[g, f"peak_{p}_dense_tflops"] * 1e12 for p in precisions] for g in gpus], dtype=float)
+    out = peaks[gpu_codes, precision_codes].reshape(gpu.shape) if gpu.size else np.empty(gpu.shape)
     return out if out.ndim else float(out)
 
 
@@ -102,6 +111,8 @@ def _item(value):
 def spec(gpu, column: str):
     """One catalog column (e.g. ``memory_gb``, ``tdp_w``, ``generation``) for ids ``gpu``; broadcasts.
     NaN for an id not in the catalog."""
+    if column not in accelerators().columns:
+        raise ValueError(f"unknown catalog column {column!r}; allowed: {', '.join(accelerators().columns)}")
     values = accelerators()[column]
     if np.ndim(gpu) == 0:
         return values.get(_item(gpu), np.nan)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 
 import numpy as np
@@ -265,6 +266,20 @@ def _cmd_validate(args) -> None:
     print(mfu.prior_table().to_string(float_format=lambda x: f"{x:.3f}"))
 
 
+def _on_the_command_line(error: Exception) -> str:
+    """The error as a command-line user reads it: a scenario field named by its option (``--price-per-gpu-hour``)."""
+    text = str(error)
+    if not isinstance(error, ScenarioError):
+        return text
+    spec = fields()
+    flag = error.field.split("[")[0]
+    if flag in spec:
+        text = f"{text} (option --{flag.replace('_', '-')})"
+    # "set price_per_gpu_hour", "or provider=median": the options to type instead
+    return re.sub(r"\b(set|or) ([a-z0-9_]+)\b(=?)",
+                  lambda m: f"{m[1]} --{m[2].replace('_', '-')}{' ' if m[3] else ''}" if m[2] in spec else m[0], text)
+
+
 def main(argv=None) -> int:
     try:
         from .tables import check_all
@@ -274,7 +289,7 @@ def main(argv=None) -> int:
          "validate": _cmd_validate, "serve": _cmd_serve}[args.command](args)
     except (UsageError, ScenarioError, DataFileError, ValueError) as error:
         # one line whatever the user typed: control characters are shown escaped
-        message = "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(error))
+        message = "".join(c if c.isprintable() else repr(c)[1:-1] for c in _on_the_command_line(error))
         print(f"workbench: error: {message}", file=sys.stderr)
         return 2
     except BrokenPipeError:

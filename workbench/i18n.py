@@ -73,6 +73,7 @@ TEXT = {
     "mfu_prior": ("prior", "先验"),
     "none_on_record": ("none on record", "无记录"), "ratio": ("ratio", "比值"),
     "data_error": ("The planner cannot start: a data table is invalid", "规划工具无法启动：数据表无效"), "allowed": ("allowed", "允许"),
+    "used_instead": ("used instead", "改用"),
     "internal_error": ("This scenario could not be computed, so the page still shows the last one that could. "
                        "The details are in the server's log; please report the scenario.",
                        "无法计算该方案，页面仍显示上一个可计算的方案。详情见服务器日志，请反馈该方案。"),

@@ -38,6 +38,13 @@ def providers() -> list[str]:
     return [MEDIAN, *sorted(prices()["provider"].unique())]
 
 
+def providers_for(sku: str, mode: str = "on_demand") -> list[str]:
+    """The providers with a ``mode`` price for ``sku`` (``median`` first when any provider lists it on demand)."""
+    rows = prices()[prices()["sku"] == sku]
+    listed = sorted(rows.loc[rows["mode"] == mode, "provider"].unique())
+    return [MEDIAN, *listed] if (rows["mode"] == "on_demand").any() else listed
+
+
 @cached
 def mode_ratios() -> dict[str, float]:
     """Median price of each pricing mode relative to on-demand, over (provider, SKU) pairs listing both."""

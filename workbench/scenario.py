@@ -278,15 +278,18 @@ _SCALAR_TYPES = (str, int, float, bool, np.number, np.bool_, np.str_)
 
 
 def _check_number(f: Field, value, label: str):
-    if isinstance(value, (bool, np.bool_)):
+    if isinstance(value, (bool, np.bool_, complex, np.complexfloating)):  # float() would drop an imaginary part
         raise f.error(value, "is not a number", label)
     if isinstance(value, str):
         if "," in value:
             raise f.error(value, f"contains a comma; {COMMA_HINT}", label)
         try:
-            value = parse_quantity(value)
+            parsed = parse_quantity(value)
         except ValueError:
             raise f.error(value, "is not a number", label) from None
+        if not math.isfinite(parsed):  # digits such as 1e400: a number, only too large for a float
+            raise f.error(value, "is out of range", label)
+        value = parsed
     try:
         number = float(value)
     except OverflowError:
@@ -378,19 +381,22 @@ def _check(f: Field, value):
     return check(f, value, f.name)
 
 
+#: Elements a numeric array's cast would take silently: booleans as 0/1, text, complex numbers without their
+#: imaginary part. The element-by-element path names them.
+_NOT_PLAIN = (bool, np.bool_, str, complex, np.complexfloating)
+
+
 def _check_numeric_array(f: Field, array: np.ndarray, plain_numbers: bool = False):
     """A whole numeric array checked at once (a batch of 100,000 scenarios); None if any element is not
     a plain finite number in range, so that the element-by-element path can name it.
     ``plain_numbers``: the array's dtype is already numeric (not bool, not object)."""
-    if not plain_numbers and (any(isinstance(v, (bool, np.bool_, str)) for v in array[:1]) or array.dtype == bool):
+    if not plain_numbers and (array.dtype == bool or any(isinstance(v, _NOT_PLAIN) for v in array)):
         return None
     try:
         numbers = array.astype(float)
     except (TypeError, ValueError, OverflowError):
         return None
     if not np.isfinite(numbers).all() or (numbers < f.min).any() or (numbers > f.max).any():
-        return None
-    if not plain_numbers and any(isinstance(v, (bool, np.bool_, str)) for v in array):
         return None
     if f.type == "int":
         if (numbers != np.round(numbers)).any():
@@ -727,7 +733,10 @@ def _check_combination(v: dict):
             try:
                 prices.lookup(*key)
             except prices.PriceNotFoundError as error:
-                raise ScenarioError("provider", key[2], str(error), ", ".join(prices.providers())) from None
+                offered = prices.providers_for(key[0], key[1])
+                raise ScenarioError("provider", key[2], str(error),
+                                    ", ".join(offered) if offered else "price_per_gpu_hour (no provider on record)",
+                                    "、".join(offered) if offered else "填写每 GPU 小时价格（没有供应商记录）") from None
 
 
 def _first(mask, values, limits) -> tuple[float, float]:

@@ -357,14 +357,16 @@ def parse_app_query(query: str):
     opens the rest of its scenario.
     """
     options, errors = {"lang": "en", "currency": "USD"}, []
-    for key, value in parse_qsl(str(query or "").lstrip("?"), keep_blank_values=True):
+    pairs = parse_qsl(str(query or "").lstrip("?"), keep_blank_values=True)
+    for key, value in pairs:  # the language first: every message below is in it, wherever `lang` stands
         if key == "lang":
             options["lang"] = "zh" if value.lower().startswith("zh") else "en"
-        elif key == "currency" and value.upper() in CURRENCIES:
-            options["currency"] = value.upper()
-        elif key == "currency":
-            errors.append(f"currency={excerpt(value)}: {t('allowed', options['lang'])}: {', '.join(CURRENCIES)}")
     lang = options["lang"]
+    for key, value in pairs:
+        if key == "currency" and value.strip().upper() in CURRENCIES:
+            options["currency"] = value.strip().upper()
+        elif key == "currency":
+            errors.append(f"currency={excerpt(value)}: {t('allowed', lang)}: {', '.join(CURRENCIES)}")
     values, problems = query_fields(query, ignore=APP_PARAMS)
     errors += [problem.message(lang) for problem in problems]
     while True:  # drop fields that break a rule involving several fields, one at a time
@@ -372,6 +374,11 @@ def parse_app_query(query: str):
             Scenario(**values)
             break
         except ScenarioError as error:
+            if error.field == "precision" and "gpu" in values and error.allowed:
+                # the link names a GPU without the (default or given) precision: keep the GPU, at a precision it has
+                values["precision"] = error.allowed.split(", ")[0]
+                errors.append(f"{error.message(lang)} ({t('used_instead', lang)}: {values['precision']})")
+                continue
             errors.append(error.message(lang))
             # a catalog gap (no price or TDP for the GPU) is reported under a field the link may not hold:
             # drop the link's own key that brought it in, and keep the rest of the scenario

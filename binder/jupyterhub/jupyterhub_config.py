@@ -27,17 +27,60 @@ from pathlib import Path
 c = get_config()  # noqa: F821 (provided by JupyterHub when it loads this file)
 
 ROOT = Path(__file__).resolve().parents[2]
-STATE = Path(os.environ.get("WORKBENCH_HUB_STATE", Path.cwd())).resolve()
-STATE.mkdir(parents=True, exist_ok=True)  # a fresh machine has no state folder yet
-ACTIVITY_SECONDS = int(os.environ.get("WORKBENCH_HUB_ACTIVITY_INTERVAL", "300"))
 
-c.JupyterHub.bind_url = (f"http://{os.environ.get('WORKBENCH_HUB_IP', '127.0.0.1')}:"
-                         f"{os.environ.get('WORKBENCH_HUB_PORT', '8000')}")
+
+def _fail(message):
+    # a clear line on stderr instead of a traceback from inside JupyterHub's config loader
+    print(f"jupyterhub_config.py: {message}", file=sys.stderr)
+    raise SystemExit(2)
+
+
+def _seconds(name, default, low, high):
+    """An integer setting from the environment [s], checked against its allowed range."""
+    raw = os.environ.get(name, "").strip() or str(default)
+    try:
+        value = int(raw)
+    except ValueError:
+        _fail(f"{name}={raw!r} is not a whole number of seconds (allowed {low} to {high})")
+    if not low <= value <= high:
+        _fail(f"{name}={value} is out of range (allowed {low} to {high} s)")
+    return value
+
+
+def _port(name, default=None):
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    if not raw.isdigit() or not 1 <= int(raw) <= 65535:
+        _fail(f"{name}={raw!r} is not a TCP port (allowed 1 to 65535)")
+    return int(raw)
+
+
+PASSWORD = os.environ.get("WORKBENCH_HUB_PASSWORD", "")
+if len(PASSWORD) < 8 or PASSWORD.strip() != PASSWORD:
+    _fail("WORKBENCH_HUB_PASSWORD must be set to the shared password: 8 characters or more, "
+          "no leading or trailing spaces")
+IP = os.environ.get("WORKBENCH_HUB_IP", "").strip() or "127.0.0.1"
+if any(ch.isspace() or ch in "/?#@" for ch in IP):
+    _fail(f"WORKBENCH_HUB_IP={IP!r} is not an address or host name (for example 127.0.0.1 or 0.0.0.0)")
+PORT = _port("WORKBENCH_HUB_PORT", 8000)
+INTERNAL_PORT = _port("WORKBENCH_HUB_INTERNAL_PORT")  # JupyterHub's default: 8081
+PROXY_API_PORT = _port("WORKBENCH_HUB_PROXY_API_PORT")  # JupyterHub's default: 8001
+ACTIVITY_SECONDS = _seconds("WORKBENCH_HUB_ACTIVITY_INTERVAL", 300, 1, 86_400)
+CULL_TIMEOUT_SECONDS = _seconds("WORKBENCH_HUB_CULL_TIMEOUT", 3600, 1, 30 * 86_400)
+CULL_EVERY_SECONDS = _seconds("WORKBENCH_HUB_CULL_EVERY", 300, 1, 86_400)
+STATE = Path(os.environ.get("WORKBENCH_HUB_STATE", "").strip() or Path.cwd()).resolve()
+try:
+    STATE.mkdir(parents=True, exist_ok=True)  # a fresh machine has no state folder yet
+except OSError as error:
+    _fail(f"WORKBENCH_HUB_STATE={str(STATE)!r} cannot be created: {error.strerror}")
+
+c.JupyterHub.bind_url = f"http://{IP}:{PORT}"
 c.JupyterHub.hub_ip = "127.0.0.1"
-if os.environ.get("WORKBENCH_HUB_INTERNAL_PORT"):
-    c.JupyterHub.hub_port = int(os.environ["WORKBENCH_HUB_INTERNAL_PORT"])
-if os.environ.get("WORKBENCH_HUB_PROXY_API_PORT"):
-    c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{os.environ['WORKBENCH_HUB_PROXY_API_PORT']}"
+if INTERNAL_PORT:
+    c.JupyterHub.hub_port = INTERNAL_PORT
+if PROXY_API_PORT:
+    c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{PROXY_API_PORT}"
 proxy = ROOT / "binder" / "jupyterhub" / "node_modules" / ".bin" / "configurable-http-proxy"
 if proxy.exists():
     c.ConfigurableHTTPProxy.command = [str(proxy)]
@@ -48,7 +91,7 @@ c.ConfigurableHTTPProxy.pid_file = str(STATE / "jupyterhub-proxy.pid")
 c.JupyterHub.last_activity_interval = ACTIVITY_SECONDS
 
 c.JupyterHub.authenticator_class = "shared-password"
-c.SharedPasswordAuthenticator.user_password = os.environ["WORKBENCH_HUB_PASSWORD"]
+c.SharedPasswordAuthenticator.user_password = PASSWORD
 c.Authenticator.allow_all = True
 
 c.JupyterHub.spawner_class = "simple"
@@ -77,6 +120,5 @@ c.JupyterHub.load_roles = [{
 c.JupyterHub.services = [{
     "name": "idle-culler",
     "command": [sys.executable, "-m", "jupyterhub_idle_culler",
-                f"--timeout={os.environ.get('WORKBENCH_HUB_CULL_TIMEOUT', '3600')}",
-                f"--cull-every={os.environ.get('WORKBENCH_HUB_CULL_EVERY', '300')}"],
+                f"--timeout={CULL_TIMEOUT_SECONDS}", f"--cull-every={CULL_EVERY_SECONDS}"],
 }]
