@@ -1,6 +1,7 @@
 """Shared fixtures: a Voilà server on a free loopback port and a Chromium page that may reach only loopback."""
 import os
 import socket
+import signal
 import subprocess
 import sys
 import time
@@ -34,7 +35,9 @@ def start_voila(extra_args=(), cwd=ROOT, notebook=None, log_path=None):
     process = subprocess.Popen(
         [sys.executable, "-m", "workbench.serve", str(notebook or ROOT / "notebooks" / "planner.ipynb"), "--no-browser",
          f"--port={port}", "--Voila.ip=127.0.0.1", "--ServerApp.port_retries=0", *extra_args],
-        cwd=cwd, stdout=log, stderr=subprocess.STDOUT)
+        cwd=cwd, stdout=log, stderr=subprocess.STDOUT,
+        # Ctrl-C must reach the server as at a terminal, even when the tests run as a background job
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     url = f"http://127.0.0.1:{port}/"
     deadline = time.time() + 90
     while time.time() < deadline:

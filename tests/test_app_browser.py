@@ -74,7 +74,7 @@ def test_url_restores_the_scenario(page, voila_url):
     assert field(page, "params").locator("input[type=text]").input_value() == "70B"
     assert field(page, "tokens").locator("input[type=text]").input_value() == "1.5T"
     assert field(page, "gpu").locator("select").input_value() == "A100-SXM4-80GB"
-    assert field(page, "pricing").locator("select").input_value() == "spot"
+    assert field(page, "pricing").locator("select").input_value() == "spot (interruptible)"  # the label of spot
     assert total(page).endswith("CNY")
     # the address bar and the share link carry the scenario
     page.wait_for_function("location.search.includes('params=70B')", timeout=TIMEOUT)
@@ -181,7 +181,7 @@ def test_link_command_opens_the_app_on_its_scenario(page, voila_url):
     open_app(page, local)
     assert field(page, "params").locator("input[type=text]").input_value() == "34B"
     assert field(page, "tokens").locator("input[type=text]").input_value() == "3T"
-    assert field(page, "pricing").locator("select").input_value() == "reserved_1y"
+    assert field(page, "pricing").locator("select").input_value() == "预留 1 年"  # reserved_1y, labelled in Chinese
     assert "总成本" in page.inner_text(".wb-headline")
 
 

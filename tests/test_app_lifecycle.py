@@ -1,7 +1,9 @@
 """The served app's life cycle in a real browser: a closed page frees its kernel; very long URLs get a clear page."""
+import signal
 import time
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -38,6 +40,30 @@ def test_closing_a_page_frees_its_kernel_within_seconds(browser, tmp_path, prehe
         context.close()
     finally:
         stop(process)
+
+
+def test_ctrl_c_stops_the_app_at_once_without_a_traceback(tmp_path):
+    # a polite shutdown request reached a kernel still running a page's code, which printed a ZMQ traceback
+    # on the console of whoever stopped `make app`
+    log_path = tmp_path / "voila.log"
+    process, url = start_voila(log_path=log_path)
+    try:
+        deadline = time.time() + 90
+        while "Kernel pool of planner.ipynb is filled" not in log_path.read_text() and time.time() < deadline:
+            time.sleep(0.25)
+        # a page fetched without a browser: its preheated kernel is left running the request's code
+        urllib.request.urlopen(url, timeout=120).read()
+        kernels = kernel_pids(process.pid)
+        assert kernels
+        time.sleep(3)
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=15) == 0
+    finally:
+        stop(process)
+    log = log_path.read_text()
+    assert "Traceback" not in log and "ERROR" not in log, log[-3000:]
+    for pid in kernels:  # no kernel outlives the server
+        assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text().lower()
 
 
 def test_a_link_too_long_gets_a_page_that_says_so(voila_url):

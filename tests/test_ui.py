@@ -87,7 +87,7 @@ def test_auto_button_restores_the_prior():
     assert p.est.mfu == 0.5
     p.controls["mfu"]._auto_clicked(None)
     assert p.scenario.mfu is None and p.est.mfu == pytest.approx(p.est.details["mfu_prior"])
-    assert p.controls["mfu"].text.placeholder.startswith("auto: 0.3076")
+    assert p.controls["mfu"].text.placeholder == "auto: 0.308"
 
 
 def test_preset_language_currency_compare_and_link():
@@ -204,3 +204,15 @@ def test_shared_layout_and_style_models_never_change_after_they_are_made():
     for (cls, settings), model in p.shared._made.items():
         assert model.get_state() == cls(**dict(settings)).get_state()
     assert len({id(c.label.layout) for c in p.controls.values()}) == 1
+
+
+def test_menu_choices_read_as_words_in_each_language_and_keep_their_ids():
+    p = Planner(lang="zh")
+    menu = p.controls["pricing"].menu
+    assert dict(menu.options)["竞价（可被中断）"] == "spot"
+    menu.value = "reserved_3y"
+    assert p.est.scenario.pricing == "reserved_3y" and "pricing=reserved_3y" in p.link.query
+    p.language.value = "en"
+    assert menu.label == "reserved, 3 years" and menu.value == "reserved_3y"
+    assert p.est.scenario.pricing == "reserved_3y"
+    assert "H100-SXM5-80GB" in p.controls["gpu"].menu.options  # ids everyone reads stay as they are

@@ -25,6 +25,13 @@ WIDTH = 440
 _sink: contextvars.ContextVar = contextvars.ContextVar("workbench_named_data", default=None)
 #: SI prefixes, but B (billion) rather than G for parameter counts.
 _BILLIONS = "replace(format(datum.value, '~s'), 'G', 'B')"
+
+
+def _log_labels(leading_digits: str, label: str = _BILLIONS) -> str:
+    """A log axis's label expression showing only ticks whose leading digit is in ``leading_digits``: Vega
+    labels every 1-9 of a decade, which overlap on a narrow axis ("3B4B")."""
+    digits = ", ".join(f"'{d}'" for d in leading_digits)
+    return f"indexof([{digits}], slice(format(datum.value, '.0e'), 0, 1)) >= 0 ? {label} : ''"
 #: One colour per category, in CATEGORIES order, so that charts and tables agree.
 CATEGORY_COLOURS = ["#4c78a8", "#72b7b2", "#54a24b", "#eeca3b", "#b279a2", "#ff9da6", "#f58518", "#e45756",
                     "#9d755d", "#bab0ac"]
@@ -107,8 +114,9 @@ def cost_vs_size(curve: pd.DataFrame, current: pd.DataFrame, *, title="Cost agai
     tooltip = [alt.Tooltip("params:Q", title=params_title, format=".3~g"), alt.Tooltip("tokens:Q", title="tokens", format=".3~g"),
                alt.Tooltip("cost:Q", title=f"{cost_title} [{currency}]", format=",.0f")]
     line = alt.Chart(_source(curve, "curve")).mark_line(color="#4c78a8", point=True).encode(
-        x=alt.X("params:Q", title=params_title, scale=alt.Scale(type="log"), axis=alt.Axis(labelExpr=_BILLIONS)),
-        y=alt.Y("cost:Q", title=f"{cost_title} [{currency}]", scale=alt.Scale(type="log"), axis=alt.Axis(labelExpr=_BILLIONS)),
+        x=alt.X("params:Q", title=params_title, scale=alt.Scale(type="log"), axis=alt.Axis(labelExpr=_log_labels("1"))),
+        y=alt.Y("cost:Q", title=f"{cost_title} [{currency}]", scale=alt.Scale(type="log"),
+                axis=alt.Axis(labelExpr=_log_labels("125"))),
         tooltip=tooltip)
     plan = alt.Chart(_source(current, "current")).mark_point(color="#e45756", filled=True, size=120, shape="diamond").encode(
         x="params:Q", y="cost:Q", tooltip=[alt.Tooltip("label:N", title=""), *tooltip])
@@ -137,8 +145,10 @@ def sweep(frame: pd.DataFrame, x: str, ys: list[str], *, title: str, x_title: st
     scale_x = alt.Scale(type="log") if log_x else alt.Scale(zero=False)
     scale_y = alt.Scale(type="log") if log_y else alt.Scale(zero=False)
     lines = alt.Chart(long).mark_line(point=True).encode(
-        x=alt.X(f"{x}:Q", title=x_title, scale=scale_x),
-        y=alt.Y("value:Q", title=y_title, scale=scale_y),
+        x=alt.X(f"{x}:Q", title=x_title, scale=scale_x,
+                axis=alt.Axis(labelExpr=_log_labels("125", "datum.label")) if log_x else alt.Axis()),
+        y=alt.Y("value:Q", title=y_title, scale=scale_y,
+                axis=alt.Axis(labelExpr=_log_labels("125", "datum.label")) if log_y else alt.Axis()),
         color=alt.Color("series:N", title=series_title),
         tooltip=[alt.Tooltip(f"{x}:Q", title=x_title, format=",.4~g"), alt.Tooltip("series:N", title=series_title),
                  alt.Tooltip("value:Q", title=y_title, format=",.4~g")])

@@ -145,6 +145,25 @@ def problem_zh(problem: str) -> str:
     return problem
 
 
+#: Labels of menu choices whose ids are not words a reader knows (the ids stay the values, in links and files).
+CHOICE_LABELS = {
+    "pricing": {"on_demand": ("on-demand", "按需"), "reserved_1y": ("reserved, 1 year", "预留 1 年"),
+                "reserved_3y": ("reserved, 3 years", "预留 3 年"), "spot": ("spot (interruptible)", "竞价（可被中断）"),
+                "self_hosted": ("self-hosted", "自建")},
+    "recompute": {"none": ("none", "不重算"), "selective": ("selective", "选择性重算"), "full": ("full", "完全重算")},
+    "attention_kernel": {"flash": ("flash (fused)", "flash（融合内核）"), "standard": ("standard", "标准")},
+    "serving_prefill": {"interleaved": ("interleaved", "交替"), "disaggregated": ("disaggregated", "分离")},
+    "serving_provisioning": {"fixed": ("fixed (peak all day)", "固定（全天按峰值）"),
+                             "autoscaling": ("autoscaling", "自动扩缩")},
+}
+
+
+def choice_label(field: str, choice: str, lang: str = "en") -> str:
+    """The menu label of ``choice`` of ``field`` in ``lang``; the id itself when it has none."""
+    pair = CHOICE_LABELS.get(field, {}).get(choice)
+    return choice if pair is None else pair[1] if lang == "zh" else pair[0]
+
+
 def t(key: str, lang: str = "en") -> str:
     """The text for ``key`` in ``lang``; the key itself when there is none."""
     pair = TEXT.get(key)

@@ -9,7 +9,9 @@ changed: ~3,000), so the limit refuses nothing a planning document holds.
 from __future__ import annotations
 
 import html
+import shutil
 
+from jupyter_core.utils import run_sync
 from tornado.routing import Matcher, Rule
 from tornado.web import RequestHandler
 from voila.app import Voila
@@ -62,6 +64,13 @@ class PlannerServer(Voila):
         self.app.listen = lambda port, address="", **kwargs: listen(port, address, max_header_size=MAX_HEADER_BYTES,
                                                                      **kwargs)
         super().listen()
+
+    def stop(self):
+        # the kernels hold nothing to save (a scenario lives in its link): stop them at once. A polite
+        # shutdown request reaches a kernel still running a page's notebook, which then prints a ZMQ
+        # traceback on the console of whoever pressed Ctrl-C.
+        shutil.rmtree(self.connection_dir, ignore_errors=True)
+        run_sync(self.kernel_manager.shutdown_all)(now=True)
 
 
 main = PlannerServer.launch_instance

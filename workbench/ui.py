@@ -28,7 +28,7 @@ import traitlets
 from . import catalog, charts, prices, views
 from .estimate import estimate
 from .data import DataFileError
-from .i18n import t
+from .i18n import CHOICE_LABELS, choice_label, t
 from .downloads import Downloads
 from .livechart import LiveChart
 from .presets import presets
@@ -60,8 +60,9 @@ GROUP_LABELS = {
 }
 
 
-def format_quantity(value) -> str:
-    """A compact, re-parseable rendering: 7e9 -> '7B', 1418091 -> '1.41809M', 0.346 -> '0.346'."""
+def format_quantity(value, digits: int = 6) -> str:
+    """A compact, re-parseable rendering: 7e9 -> '7B', 1418091 -> '1.41809M', 0.346 -> '0.346'.
+    ``digits``: significant digits (3 for a hint in a narrow box, where 'auto: 1.81M' must fit)."""
     if value is None:
         return ""
     if isinstance(value, str):
@@ -69,8 +70,8 @@ def format_quantity(value) -> str:
     x = float(value)
     for size, suffix in ((1e15, "P"), (1e12, "T"), (1e9, "B"), (1e6, "M")):
         if abs(x) >= size:
-            return f"{x / size:.6g}{suffix}"
-    return f"{x:.6g}"
+            return f"{x / size:.{digits}g}{suffix}"
+    return f"{x:.{digits}g}"
 
 
 def _safe(method):
@@ -212,8 +213,8 @@ class FieldControl:
         f = field
         if f.type in ("choice", "gpu", "provider"):
             options = {"gpu": catalog.gpu_ids, "provider": prices.providers}.get(f.type, lambda: list(f.choices))()
-            self.menu = w.Dropdown(options=options, value=value, layout=shared.layout(width="250px"),
-                                   style=shared.style(DescriptionStyle))
+            self.menu = w.Dropdown(options=self._labelled(options, lang), value=value,
+                                   layout=shared.layout(width="250px"), style=shared.style(DescriptionStyle))
             self.menu.observe(self._menu_changed, "value")
             parts.append(self.menu)
         else:
@@ -260,6 +261,20 @@ class FieldControl:
         if self.auto is not None:
             self.auto.description = t("auto", lang)
             self.auto.tooltip = t("auto_hint", lang)
+        if self.menu is not None and f.name in CHOICE_LABELS:
+            self._syncing = True
+            try:
+                value = self.menu.value
+                self.menu.options = self._labelled([choice for _, choice in self.menu.options], lang)
+                self.menu.value = value
+            finally:
+                self._syncing = False
+
+    def _labelled(self, choices, lang):
+        """(label, id) pairs where the field's choices have labels, else the ids as they are."""
+        if self.field.name not in CHOICE_LABELS:
+            return list(choices)
+        return [(choice_label(self.field.name, choice, lang), choice) for choice in choices]
 
     def set_value(self, value):
         """Show ``value`` without calling back."""
@@ -279,7 +294,8 @@ class FieldControl:
         if self.text is None or not self.field.nullable:
             return
         known = value is not None and np.isfinite(value)
-        self.text.placeholder = f"{t('auto', self.lang)}: {format_quantity(value) if known else t('none_on_record', self.lang)}"
+        shown = format_quantity(value, digits=3) if known else t("none_on_record", self.lang)
+        self.text.placeholder = f"{t('auto', self.lang)}: {shown}"
         if self.text.value == "" and value is not None and np.isfinite(value) and self.slider is not None:
             self._syncing = True
             try:
@@ -522,10 +538,11 @@ class Planner:
         self.lines_title = html_widget()
         self.lines_table = w.HTML(layout=w.Layout(max_height="420px", overflow="auto"))
         self.downloads = Downloads(self._download)
-        self.png_button = w.Button()
+        self.png_button = w.Button(layout=self.shared.layout(width="auto"))  # fits "导出图表" and "Export charts (PNG)"
         self.png_button.on_click(self._export_png)
         self.png_links = html_widget()
-        self.upload = w.FileUpload(accept=".json,application/json", multiple=False)
+        self.upload = w.FileUpload(accept=".json,application/json", multiple=False,
+                                   layout=self.shared.layout(width="auto"))
         self.upload.observe(self._upload_changed, "value")
         self.upload_message = html_widget()
 
@@ -732,7 +749,6 @@ class Planner:
         self.downloads.files = [{"name": "cost_lines.csv", "mime": "text/csv", "label": t("download_csv", lang)},
                                 {"name": "scenario.json", "mime": "application/json", "label": t("download_json", lang)}]
         self.upload.description = t("load_json", lang)
-        self.upload.layout.width = "220px"
 
     def _show_resolved(self):
         d, est = self.est.details, self.est
@@ -883,10 +899,10 @@ class Planner:
         rows = []
         for r in table.to_dict("records"):
             rows.append(
-                f"<tr><td>{e(r['stage'])}</td><td>{e(r['category'])}</td><td>{e(r['item'])}</td>"
+                f"<tr><td class='wb-tag'>{e(r['stage'])}</td><td class='wb-tag'>{e(r['category'])}</td><td>{e(r['item'])}</td>"
                 f"<td class='wb-num'>{r['quantity']:,.4g} {e(r['unit'])}</td>"
                 f"<td class='wb-num'>{r[f'unit_cost_{code}']:,.4g}</td><td class='wb-num'><b>{r[f'cost_{code}']:,.0f}</b></td>"
-                f"<td>{e(r['cost_type'])}</td><td class='wb-source'>{e(r['formula'])}<br>{e(r['source'])}</td></tr>")
+                f"<td class='wb-tag'>{e(r['cost_type'])}</td><td class='wb-source'>{e(r['formula'])}<br>{e(r['source'])}</td></tr>")
         self.lines_table.value = ("<table class='wb-lines'><thead><tr>" + "".join(f"<th>{e(h)}</th>" for h in head)
                                   + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
 
@@ -932,6 +948,7 @@ table.wb-lines, table.wb-compare { border-collapse: collapse; font-size: 11px; }
 table.wb-lines td, table.wb-lines th, table.wb-compare td, table.wb-compare th { padding: 2px 6px; border-bottom: 1px solid #eee; text-align: left; }
 .wb-download { margin-right: 8px; }
 .wb-lines td.wb-num { text-align: right; white-space: nowrap; }
+.wb-lines td.wb-tag, .wb-lines th { white-space: nowrap; }  /* short words: CJK text would otherwise break per character */
 .wb-lines td.wb-source { color: #777; font-size: 10px; max-width: 360px; }
 .wb-lines td, .wb-lines th { vertical-align: top; line-height: 1.25; }
 """
