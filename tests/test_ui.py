@@ -216,3 +216,27 @@ def test_menu_choices_read_as_words_in_each_language_and_keep_their_ids():
     assert menu.label == "reserved, 3 years" and menu.value == "reserved_3y"
     assert p.est.scenario.pricing == "reserved_3y"
     assert "H100-SXM5-80GB" in p.controls["gpu"].menu.options  # ids everyone reads stay as they are
+
+
+def test_figures_of_the_last_valid_inputs_are_marked_while_a_value_is_refused():
+    p = Planner()
+    p.controls["params"].text.value = "abc"
+    assert "wb-stale" in p.chart._dom_classes and "wb-stale" in p.headline._dom_classes
+    assert "correct Parameters to update them" in p.banner.value
+    p.controls["params"].text.value = "13B"
+    assert "wb-stale" not in p.chart._dom_classes and p.banner.value == ""
+    p.controls["active_params"].text.value = "20B"  # valid alone, above params: a cross-field rule
+    assert "wb-stale" in p.chart._dom_classes and "exceeds params" in p.banner.value
+    p.controls["active_params"].text.value = ""
+    assert "wb-stale" not in p.chart._dom_classes and p.est.scenario.params == 13e9
+
+
+def test_a_comparison_says_what_a_and_b_are_and_what_changed():
+    p = Planner()
+    p._pin(None)
+    assert "A: the pinned scenario; B: the current inputs. Changed: nothing yet" in p.compare_table.value
+    p.controls["params"].text.value = "13B"
+    p.controls["pricing"].menu.value = "spot"
+    assert "Changed: Parameters 7B → 13B; Pricing mode on-demand → spot (interruptible)" in p.compare_table.value
+    p.language.value = "zh"
+    assert "改动： 参数量 7B → 13B; 计价方式 按需 → 竞价（可被中断）" in p.compare_table.value

@@ -74,6 +74,10 @@ TEXT = {
     "none_on_record": ("none on record", "无记录"), "ratio": ("ratio", "比值"),
     "data_error": ("The planner cannot start: a data table is invalid", "规划工具无法启动：数据表无效"), "allowed": ("allowed", "允许"),
     "used_instead": ("used instead", "改用"),
+    "compare_what": ("A: the pinned scenario; B: the current inputs. Changed:", "A：固定的方案；B：当前输入。改动："),
+    "compare_same": ("nothing yet (change an input)", "暂无（请修改输入）"),
+    "stale": ("The figures are for the last valid inputs (greyed): correct {field} to update them",
+              "图表与数字对应上一次有效的输入（已变灰）：请更正“{field}”以更新"),
     "internal_error": ("This scenario could not be computed, so the page still shows the last one that could. "
                        "The details are in the server's log; please report the scenario.",
                        "无法计算该方案，页面仍显示上一个可计算的方案。详情见服务器日志，请反馈该方案。"),

@@ -197,8 +197,8 @@ class FieldControl:
     """One scenario field: label with unit, slider or menu, a text box for typed values, an 'auto' button
     for fields whose empty value is resolved by the estimate, a message line and a help line."""
 
-    def __init__(self, field, value, on_change, lang="en", shared: SharedModels | None = None):
-        self.field, self.on_change, self.lang = field, on_change, lang
+    def __init__(self, field, value, on_change, lang="en", shared: SharedModels | None = None, on_reject=None):
+        self.field, self.on_change, self.on_reject, self.lang = field, on_change, on_reject, lang
         self._syncing = False
         self.rejected = False  # the text box holds a value that failed validation (its message stays)
         shared = shared or SharedModels()
@@ -344,6 +344,8 @@ class FieldControl:
         except ScenarioError as error:
             self.rejected = True
             self.set_error(error.message(self.lang))
+            if self.on_reject is not None:
+                self.on_reject(self.field.name)
             return
         if self.slider is not None and value is not None:
             self._syncing = True
@@ -560,7 +562,7 @@ class Planner:
     def _control(self, name) -> FieldControl:
         if name not in self.controls:
             self.controls[name] = FieldControl(fields()[name], self.values[name], self._field_changed, self.lang,
-                                               self.shared)
+                                               self.shared, on_reject=self._field_rejected)
         return self.controls[name]
 
     @_safe
@@ -577,6 +579,13 @@ class Planner:
 
     # -- events ---------------------------------------------------------------------------------------
     @_safe
+    def _field_rejected(self, name):
+        """A typed value was refused: the figures still show the last valid inputs, and say so."""
+        self.chart.add_class("wb-stale")
+        self.headline.add_class("wb-stale")
+        label = fields()[name].label_zh if self.lang == "zh" else fields()[name].label
+        self._show_banner([t("stale", self.lang).format(field=label)])
+
     def _field_changed(self, name, value):
         self.values[name] = value
         self.recompute(changed=name)
@@ -676,6 +685,8 @@ class Planner:
             if control is not None:
                 control.set_error(error.message(self.lang))
             self._show_banner([f"{t('invalid', self.lang)}: {error.message(self.lang)}"])
+            self.chart.add_class("wb-stale")  # the figures are of the last valid scenario
+            self.headline.add_class("wb-stale")
             return False
         results = self._evaluate(scenario)
         if results is None:  # the page goes back to the last valid scenario: controls and figures agree
@@ -706,6 +717,9 @@ class Planner:
         for control in self.controls.values():
             if not control.rejected:  # a rejected typed value keeps its message until it is corrected
                 control.set_error("")
+        if not any(control.rejected for control in self.controls.values()):
+            self.chart.remove_class("wb-stale")
+            self.headline.remove_class("wb-stale")
         self._show_banner(self._notices)
         self._notices = []
         self._render()
@@ -921,7 +935,12 @@ class Planner:
         for column in ("A", "B"):
             shown[column] = shown[column].map(lambda c: f"{c:,.0f}")
         shown[difference] = shown[difference].map(lambda c: f"{c:+,.0f}")
-        self.compare_table.value = (f"<b>{html.escape(t('chart_compare', self.lang))} [{self.currency}]</b>"
+        changed = views.scenario_differences(self.pinned[0], self.scenario, self.lang)
+        e = html.escape
+        what = (f"{e(t('compare_what', self.lang))} " + ("; ".join(f"{e(label)} {e(a)} → {e(b)}" for label, a, b in changed)
+                                                         if changed else e(t("compare_same", self.lang))))
+        self.compare_table.value = (f"<b>{e(t('chart_compare', self.lang))} [{self.currency}]</b>"
+                                    f"<div class='wb-compare-what'>{what}</div>"
                                     + shown.to_html(index=False, escape=True, classes="wb-compare", border=0))
 
 
@@ -948,6 +967,7 @@ table.wb-lines, table.wb-compare { border-collapse: collapse; font-size: 11px; }
 table.wb-lines td, table.wb-lines th, table.wb-compare td, table.wb-compare th { padding: 2px 6px; border-bottom: 1px solid #eee; text-align: left; }
 .wb-download { margin-right: 8px; }
 .wb-lines td.wb-num { text-align: right; white-space: nowrap; }
+.wb-stale { opacity: 0.45; }  /* figures of the last valid inputs while a typed value is refused */
 .wb-lines td.wb-tag, .wb-lines th { white-space: nowrap; }  /* short words: CJK text would otherwise break per character */
 .wb-lines td.wb-source { color: #777; font-size: 10px; max-width: 360px; }
 .wb-lines td, .wb-lines th { vertical-align: top; line-height: 1.25; }

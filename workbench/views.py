@@ -11,7 +11,7 @@ import pandas as pd
 
 from . import budget, scaling
 from .estimate import CATEGORIES, STAGE_GROUPS, STAGES, Estimate, estimate, totals
-from .i18n import t
+from .i18n import choice_label, t
 from .scenario import Scenario, ScenarioError, fields
 
 
@@ -115,6 +115,29 @@ def compare(a: Estimate, b: Estimate, currency="USD", lang="en") -> pd.DataFrame
     table.loc[len(table)] = [t("total", lang), ta.sum(), tb.sum()]
     table["difference"] = table["B"] - table["A"]
     return table
+
+
+def scenario_differences(a: Scenario, b: Scenario, lang="en") -> list[tuple[str, str, str]]:
+    """(field label, value in A, value in B) for every input that differs, in the field table's order:
+    what a reader of an A/B comparison needs to know was changed."""
+    va, vb = a.to_dict(), b.to_dict()
+    shown = []
+    for name, field in fields().items():
+        if va[name] != vb[name]:
+            label = field.label_zh if lang == "zh" else field.label
+            shown.append((label, *(_shown(name, value, lang) for value in (va[name], vb[name]))))
+    return shown
+
+
+def _shown(name, value, lang) -> str:
+    if value is None or value == "":
+        return t("auto", lang)
+    if isinstance(value, float):
+        for size, suffix in ((1e15, "P"), (1e12, "T"), (1e9, "B"), (1e6, "M")):
+            if abs(value) >= size:
+                return f"{value / size:.4g}{suffix}"
+        return f"{value:.4g}"
+    return choice_label(name, str(value), lang)
 
 
 def compare_long(table: pd.DataFrame, lang="en") -> pd.DataFrame:
