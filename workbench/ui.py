@@ -26,6 +26,7 @@ import pandas as pd
 import traitlets
 
 from . import catalog, charts, prices, views
+from .views import format_quantity
 from .estimate import estimate
 from .data import DataFileError
 from .i18n import CHOICE_LABELS, choice_label, t
@@ -58,20 +59,6 @@ GROUP_LABELS = {
     "failures": ("Failures and checkpoints", "故障与检查点"), "experiments": ("Experiments", "实验"),
     "budget": ("Budget and currency", "预算与货币"), "self_hosted": ("Self-hosted", "自建机房"),
 }
-
-
-def format_quantity(value, digits: int = 6) -> str:
-    """A compact, re-parseable rendering: 7e9 -> '7B', 1418091 -> '1.41809M', 0.346 -> '0.346'.
-    ``digits``: significant digits (3 for a hint in a narrow box, where 'auto: 1.81M' must fit)."""
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    x = float(value)
-    for size, suffix in ((1e15, "P"), (1e12, "T"), (1e9, "B"), (1e6, "M")):
-        if abs(x) >= size:
-            return f"{x / size:.{digits}g}{suffix}"
-    return f"{x:.{digits}g}"
 
 
 def _safe(method):
@@ -581,10 +568,13 @@ class Planner:
     @_safe
     def _field_rejected(self, name):
         """A typed value was refused: the figures still show the last valid inputs, and say so."""
-        self.chart.add_class("wb-stale")
-        self.headline.add_class("wb-stale")
+        self._mark_stale(True)
         label = fields()[name].label_zh if self.lang == "zh" else fields()[name].label
         self._show_banner([t("stale", self.lang).format(field=label)])
+
+    def _mark_stale(self, stale: bool):
+        for widget in (self.chart, self.headline):
+            (widget.add_class if stale else widget.remove_class)("wb-stale")
 
     def _field_changed(self, name, value):
         self.values[name] = value
@@ -685,8 +675,7 @@ class Planner:
             if control is not None:
                 control.set_error(error.message(self.lang))
             self._show_banner([f"{t('invalid', self.lang)}: {error.message(self.lang)}"])
-            self.chart.add_class("wb-stale")  # the figures are of the last valid scenario
-            self.headline.add_class("wb-stale")
+            self._mark_stale(True)  # the figures are of the last valid scenario
             return False
         results = self._evaluate(scenario)
         if results is None:  # the page goes back to the last valid scenario: controls and figures agree
@@ -718,8 +707,7 @@ class Planner:
             if not control.rejected:  # a rejected typed value keeps its message until it is corrected
                 control.set_error("")
         if not any(control.rejected for control in self.controls.values()):
-            self.chart.remove_class("wb-stale")
-            self.headline.remove_class("wb-stale")
+            self._mark_stale(False)
         self._show_banner(self._notices)
         self._notices = []
         self._render()

@@ -117,6 +117,20 @@ def compare(a: Estimate, b: Estimate, currency="USD", lang="en") -> pd.DataFrame
     return table
 
 
+def format_quantity(value, digits: int = 6) -> str:
+    """A compact, re-parseable rendering: 7e9 -> '7B', 1418091 -> '1.41809M', 0.346 -> '0.346'.
+    ``digits``: significant digits (3 for a hint in a narrow box, where 'auto: 1.81M' must fit)."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    x = float(value)
+    for size, suffix in ((1e15, "P"), (1e12, "T"), (1e9, "B"), (1e6, "M")):
+        if abs(x) >= size:
+            return f"{x / size:.{digits}g}{suffix}"
+    return f"{x:.{digits}g}"
+
+
 def scenario_differences(a: Scenario, b: Scenario, lang="en") -> list[tuple[str, str, str]]:
     """(field label, value in A, value in B) for every input that differs, in the field table's order:
     what a reader of an A/B comparison needs to know was changed."""
@@ -133,10 +147,7 @@ def _shown(name, value, lang) -> str:
     if value is None or value == "":
         return t("auto", lang)
     if isinstance(value, float):
-        for size, suffix in ((1e15, "P"), (1e12, "T"), (1e9, "B"), (1e6, "M")):
-            if abs(value) >= size:
-                return f"{value / size:.4g}{suffix}"
-        return f"{value:.4g}"
+        return format_quantity(value, digits=4)
     return choice_label(name, str(value), lang)
 
 
