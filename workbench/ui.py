@@ -808,6 +808,10 @@ class Planner:
         if self.est is None:
             return
         started = time.perf_counter()
+        # the link first: a page that shows the new charts already carries their link
+        query = self.scenario.to_query()
+        extra = {k: v for k, v in (("lang", self.lang), ("currency", self.currency)) if v not in ("en", "USD")}
+        self.link.query = query + ("&" + urlencode(extra) if extra else "")
         self._burn = views.burn(self.est, self.currency, self.lang)  # shared by the chart and the headline
         # the specification only when the charts' shape changed; otherwise their data, swapped in place
         compared = views.compare(self.pinned[1], self.est, self.currency, self.lang) if self.pinned is not None else None
@@ -818,9 +822,6 @@ class Planner:
         self._render_lines()
         self._render_compare(compared)
         self._show_resolved()
-        query = self.scenario.to_query()
-        extra = {k: v for k, v in (("lang", self.lang), ("currency", self.currency)) if v not in ("en", "USD")}
-        self.link.query = query + ("&" + urlencode(extra) if extra else "")
         self.last_render_ms = (time.perf_counter() - started) * 1000
         # the kernel's whole part of a change (the widget messages are sent as each value is set above)
         self.renders += 1
