@@ -6,6 +6,7 @@
     workbench gpus [--json]
     workbench serve [scenario options] [--json]
     workbench validate [--json]
+    workbench plan --example | workbench plan FILE [--json] [--csv]
 
 Every scenario field is an option (``seq_len`` -> ``--seq-len``); options left out take the default
 scenario's values. Bad input exits with status 2 and one line on stderr.
@@ -20,7 +21,7 @@ import sys
 import numpy as np
 import pandas as pd
 
-from . import calibration, catalog, links, mfu, prices, views
+from . import calibration, catalog, links, mfu, prices, programme, timeline, views
 from .data import DataFileError
 from .estimate import estimate
 from .scenario import Scenario, ScenarioError, fields
@@ -71,7 +72,60 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--json", action="store_true", help="print one JSON object")
     val = commands.add_parser("validate", help="compare with published training runs")
     val.add_argument("--json", action="store_true", help="print JSON")
+    plan = commands.add_parser("plan", help="a programme month by month: workstreams, release cycles, serving, staff, "
+                                            "budgets and KPIs (workbench plan --example > plan.json)")
+    plan.add_argument("file", nargs="?", help="a programme file (.json, or .toml)")
+    plan.add_argument("--example", action="store_true", help="print a sample programme file and stop")
+    form = plan.add_mutually_exclusive_group()
+    form.add_argument("--json", action="store_true", help="print one JSON object")
+    form.add_argument("--csv", action="store_true", help="print the monthly cost lines as CSV")
     return parser
+
+
+def _cmd_plan(args) -> None:
+    if args.example:
+        if args.file or args.json or args.csv:
+            raise UsageError("--example prints the sample file alone; leave out FILE, --json and --csv")
+        print(programme.example().to_json())
+        return
+    if not args.file:
+        raise UsageError("plan needs a programme FILE (workbench plan --example > plan.json writes one)")
+    tl = timeline.evaluate(programme.load(args.file))
+    if args.json:
+        print(json.dumps(tl.to_dict(), indent=2, allow_nan=False, default=_json_default))
+    elif args.csv:
+        print(tl.lines.to_csv(index=False, float_format="%.6g"), end="")
+    else:
+        _print_plan(tl)
+
+
+def _print_plan(tl) -> None:
+    p = tl.programme
+    print(f"Programme: {p.name}, {p.horizon_months} months, {len(p.workstreams)} workstreams, {len(p.staff)} staff entries")
+    print(f"Total: {tl.total_cost_usd:,.0f} USD"
+          + (f" (and {tl.beyond_horizon_usd:,.0f} USD after month {p.horizon_months})" if tl.beyond_horizon_usd >= 0.5 else ""))
+    monthly = tl.monthly()
+    monthly["total"] = monthly.sum(axis=1)
+    print("\nCost by month and category [USD]:")
+    print(monthly.to_string(float_format=lambda x: f"{x:,.0f}"))
+    for key in ("workstream", *tl.tag_keys):
+        print(f"\nBy {key} [USD]:")
+        print(tl.by_tag(key).to_string(float_format=lambda x: f"{x:,.0f}"))
+    if p.budgets:
+        alerts = tl.alerts()
+        alerts["month"] = alerts["month"].map(lambda m: "-" if pd.isna(m) else f"{int(m)}")
+        print("\nBudget alert lines (month: the first month cumulative spend reaches the line; -: not reached):")
+        print(alerts.to_string(index=False, float_format=lambda x: f"{x:,.0f}"))
+    kpis = tl.kpis()[["usd_per_trained_token", "usd_per_million_served_tokens", "productive_gpu_hour_share",
+                      "fixed_share"]]
+    print("\nUnit costs by month (-: nothing to divide by that month):")
+    print(kpis.to_string(na_rep="-", formatters={
+        "usd_per_trained_token": lambda x: "-" if pd.isna(x) else f"{x:.3g}",
+        "usd_per_million_served_tokens": lambda x: "-" if pd.isna(x) else f"{x:,.3f}",
+        "productive_gpu_hour_share": lambda x: "-" if pd.isna(x) else f"{x:.1%}",
+        "fixed_share": lambda x: "-" if pd.isna(x) else f"{x:.1%}"}))
+    for warning in tl.warnings:
+        print(f"\nWarning: {warning}")
 
 
 def _print_estimate(est) -> None:
@@ -286,7 +340,7 @@ def main(argv=None) -> int:
         check_all()  # a bad data folder is refused first, with its file, row and column
         args = build_parser().parse_args(argv)
         {"estimate": _cmd_estimate, "sensitivity": _cmd_sensitivity, "link": _cmd_link, "gpus": _cmd_gpus,
-         "validate": _cmd_validate, "serve": _cmd_serve}[args.command](args)
+         "validate": _cmd_validate, "serve": _cmd_serve, "plan": _cmd_plan}[args.command](args)
     except (UsageError, ScenarioError, DataFileError, ValueError) as error:
         # one line whatever the user typed: control characters are shown escaped
         message = "".join(c if c.isprintable() else repr(c)[1:-1] for c in _on_the_command_line(error))

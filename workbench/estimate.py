@@ -527,6 +527,8 @@ def _model(x: dict[str, np.ndarray]) -> tuple[dict[str, np.ndarray], list[Line]]
         "checkpoint_bytes": checkpoint_bytes, "dataset_bytes": dataset,
         "pretrain_interruptions": stage_overhead["pretrain"]["interruptions"],
         "pretrain_days_with_overheads": stage_days["pretrain"], "training_days_total": training_days,
+        "sft_days": stage_days["sft"], "preference_days": stage_days["preference"],
+        "evaluation_days": stage_days["evaluation"],
         "sft_gpu_hours": sft_hours, "preference_gpu_hours": stage_compute["preference"], "evaluation_gpu_hours": eval_hours,
         "staff_months": staff_months, "reward_model_params": rm_params, "gpu_purchase_usd": purchase,
         "serving_gpus": serve_gpus, "serving_gpus_peak": peak_replicas * replica_gpus,

@@ -1,0 +1,315 @@
+"""The programme: workstreams over months, checked against single estimates and hand arithmetic."""
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import workbench
+from workbench import programme as pg
+from workbench import timeline
+from workbench.programme import Programme, ProgrammeError, Staff, Workstream
+
+MONTH_DAYS = 365.25 / 12
+SMALL = {"params": 1e9, "tokens": 20e9, "n_gpus": 8, "gpu": "H100-SXM5-80GB", "staff_fte": 0}
+
+
+def plan(*workstreams, horizon=24, base=SMALL, **kw):
+    return Programme(name="test", horizon_months=horizon, workstreams=workstreams, base=base, **kw)
+
+
+def test_one_run_costs_what_its_estimate_costs():
+    """Placing lines in months moves money in time and loses none: the horizon plus what falls after it is
+    the single estimate's total (staff left to the programme)."""
+    tl = timeline.evaluate(plan(Workstream(name="run")))
+    single = workbench.estimate(workbench.Scenario(**SMALL))
+    assert tl.total_cost_usd + tl.beyond_horizon_usd == pytest.approx(single.total_cost_usd, rel=1e-9)
+    # retention (12 months) and archive (36) run past a 24-month horizon; a 60-month one holds everything
+    long = timeline.evaluate(plan(Workstream(name="run"), horizon=60))
+    assert long.beyond_horizon_usd == pytest.approx(0, abs=1e-6)
+    assert long.total_cost_usd == pytest.approx(single.total_cost_usd, rel=1e-9)
+
+
+def test_cycles_repeat_the_run_and_reannotation_scales_annotation_and_its_redundancy():
+    s = workbench.Scenario(**SMALL)
+    est = workbench.estimate(s)
+    by_stage = est.lines.groupby(["stage", "category"])["cost_usd"].sum()
+    full = timeline.evaluate(plan(Workstream(name="ft", every_months=2, cycles=5), horizon=80))
+    assert full.total_cost_usd == pytest.approx(5 * est.total_cost_usd, rel=1e-9)
+    share = timeline.evaluate(plan(Workstream(name="ft", every_months=2, cycles=5, reannotation_share=0.25), horizon=80))
+    annotation = est.lines.loc[est.lines["category"] == "annotation", "cost_usd"].sum()
+    assert share.lines.loc[share.lines["category"] == "annotation", "cost_usd"].sum() == pytest.approx(
+        annotation * (1 + 4 * 0.25), rel=1e-9)
+    # redundancy is (factor - 1) x the stage's other lines, in every cycle
+    r = s.redundancy_factor - 1
+    for stage in ("sft", "preference"):
+        others = by_stage[stage].drop("redundancy")
+        ann = others.get("annotation", 0.0)
+        expected = r * (others.sum() + 4 * (others.sum() - ann + 0.25 * ann))
+        got = share.lines[(share.lines["stage"] == stage) & (share.lines["category"] == "redundancy")]["cost_usd"].sum()
+        assert got == pytest.approx(expected, rel=1e-9)
+
+
+def test_staff_are_paid_every_month_they_are_on():
+    p = plan(Workstream(name="run"), horizon=12,
+             staff=(Staff(name="core", fte=5, usd_per_month=20000), Staff(name="late", fte=2, usd_per_month=10000, start_month=7)))
+    tl = timeline.evaluate(p)
+    staff = tl.monthly()["staff"]
+    assert list(staff) == [100000.0] * 6 + [120000.0] * 6
+    assert (tl.lines.loc[tl.lines["stage"] != "programme", "item"] != "project team").all()  # not counted twice
+
+
+def test_storage_piles_up_across_cycles_until_retention_ends():
+    """Kept checkpoints of each cycle stay in object storage for retention_months: the monthly bill grows with
+    each cycle and falls when the first cycles' retention ends."""
+    base = {**SMALL, "retention_months": 6, "archive_months": 0}
+    tl = timeline.evaluate(plan(Workstream(name="ft", stages=("pretrain",), every_months=1, cycles=12), base=base, horizon=24))
+    ckpt = tl.lines[tl.lines["item"] == "checkpoints in object storage"].groupby("month")["cost_usd"].sum()
+    ckpt = ckpt.reindex(range(1, 25), fill_value=0.0)
+    one = workbench.estimate(workbench.Scenario(**base)).lines
+    per_month = one.loc[one["item"] == "checkpoints in object storage", "cost_usd"].sum() / 6
+    # a cycle's run is a fraction of a month, so month 7 onwards holds 6 cycles' checkpoints at most
+    assert ckpt[2] > ckpt[1] and ckpt[5] > ckpt[4]
+    assert ckpt[9] == pytest.approx(6 * per_month, rel=1e-6)
+    assert ckpt[20] < ckpt[12] and ckpt[24] == 0
+
+
+def test_serving_follows_traffic_and_each_live_version_pays_its_replicas():
+    s = workbench.Scenario(**{**SMALL, "requests_per_day": 100000, "min_replicas": 1})
+    w = Workstream(name="ft", stages=("sft",), every_months=3, cycles=2, serve_months=5, traffic_growth_per_month=0.1,
+                   legacy_traffic_share=0.2, changes={"requests_per_day": 100000, "min_replicas": 1})
+    tl = timeline.evaluate(plan(w, horizon=12))
+    serving = tl.lines[tl.lines["stage"] == "inference"]
+    # months fully inside version 1's life, before version 2: that month's traffic, priced as one month of serving
+    first = tl.lines[(tl.lines["cycle"] == 1) & (tl.lines["stage"] == "sft") & (tl.lines["category"] == "compute")]
+    release = first["month"].max()
+    month = release + 1
+    traffic = 100000 * 1.1 ** (month - 1 - np.floor(workbench.estimate(s).details["sft_days"] / MONTH_DAYS))
+    one = workbench.estimate(s.replace(serving_months=1, requests_per_day=traffic, staff_fte=0))
+    expected = one.lines.loc[one.lines["stage"] == "inference", "cost_usd"].sum()
+    assert serving[serving["month"] == month]["cost_usd"].sum() == pytest.approx(expected, rel=1e-9)
+    # the month both versions are live: each runs its own replicas
+    both = serving[(serving["month"] == 5) & (serving["item"] == "serving replicas (base)")]
+    assert set(both["cycle"]) == {1, 2}
+    tokens = tl.kpis()["served_tokens"]
+    per_request = s.input_tokens_per_request + s.output_tokens_per_request
+    assert tokens[month] == pytest.approx(traffic * per_request * MONTH_DAYS, rel=1e-9)
+    assert tokens[12] == 0  # both versions retired
+
+
+def test_alert_months_and_the_over_budget_warning_follow_cumulative_spend():
+    p = plan(Workstream(name="run"), horizon=12, staff=(Staff(name="core", fte=1, usd_per_month=10000),),
+             budgets={"total": 100000, "staff": 50000}, alert_percents=(30, 50, 80))
+    tl = timeline.evaluate(p)
+    cumulative = tl.cumulative("total")
+    alerts = tl.alerts()
+    for row in alerts[alerts["resource"] == "total"].itertuples():
+        first = int(np.argmax(cumulative.to_numpy() >= row.threshold_usd)) + 1
+        assert row.month == first
+    staff = alerts[alerts["resource"] == "staff"].set_index("percent")["month"]
+    assert list(staff) == [2, 3, 4, 5]  # 10 kUSD a month against 15, 25, 40 and 50 kUSD lines
+    assert any("staff budget" in w and "month 5 of 12" in w for w in tl.warnings)
+
+
+def test_attribution_sums_to_the_total_and_cycles_name_their_version():
+    tl = timeline.evaluate(pg.example())
+    for key in ("workstream", *tl.tag_keys):
+        assert tl.by_tag(key).sum() == pytest.approx(tl.total_cost_usd, rel=1e-12)
+    versions = set(tl.by_tag("model_version").index)
+    assert {"base", "v1", "v11", timeline.UNTAGGED} <= versions
+    table = tl.by_tag("team", by="category")
+    assert table.to_numpy().sum() == pytest.approx(tl.total_cost_usd, rel=1e-12)
+    with pytest.raises(ProgrammeError, match="tag='colour': is not a tag of this programme"):
+        tl.by_tag("colour")
+
+
+def test_kpis_by_hand_for_one_pretraining_run():
+    tl = timeline.evaluate(plan(Workstream(name="run", stages=("pretrain",)), horizon=3))
+    lines = workbench.estimate(workbench.Scenario(**SMALL)).lines
+    pre = lines[lines["stage"] == "pretrain"].set_index("item")["quantity"]
+    productive = pre["accelerator time"]
+    lost = pre["lost work and restarts"] + pre["checkpoint writes"]
+    k = tl.kpis()
+    assert k.loc[1, "productive_gpu_hour_share"] == pytest.approx(productive / (productive + lost + pre["trial-and-error and ablation runs"]), rel=1e-9)
+    assert k.loc[1, "trained_tokens"] == pytest.approx(20e9)
+    training = tl.lines[(tl.lines["month"] == 1) & (tl.lines["stage"] == "pretrain")]["cost_usd"].sum()
+    assert k.loc[1, "usd_per_trained_token"] == pytest.approx(training / 20e9)
+    assert np.isnan(k.loc[2, "usd_per_trained_token"])  # nothing trained in month 2
+    assert np.isnan(k.loc[1, "usd_per_million_served_tokens"])
+    fixed = tl.lines[(tl.lines["month"] == 1) & (tl.lines["cost_type"] == "fixed")]["cost_usd"].sum()
+    assert k.loc[1, "fixed_share"] == pytest.approx(fixed / k.loc[1, "cost_usd"])
+
+
+def test_every_engine_line_has_a_time_profile():
+    """A new engine line without a profile would be lost from every programme: the data table must cover all."""
+    pricing = workbench.scenario.fields()["pricing"].choices
+    for mode in pricing:
+        est = workbench.estimate(pricing=mode, serving_months=2, requests_per_day=1e5,
+                                 gpu_purchase_usd=30000 if mode == "self_hosted" else None)
+        for stage, item in zip(est.lines["stage"], est.lines["item"]):
+            profile, klass = timeline.profile_of(stage, item)
+            assert profile in timeline.PROFILES and klass in timeline.GPU_HOUR_CLASSES
+            assert (profile == "serving") == (stage == "inference")
+
+
+def test_the_file_form_round_trips_and_toml_reads_the_same():
+    p = pg.example()
+    again = pg.loads(p.to_json())
+    assert again == p and again.to_json() == p.to_json()
+    toml = """
+schema_version = 1
+name = "toml plan"
+horizon_months = 6
+alert_percents = [30, 50, 80]
+[base]
+params = 1e9
+tokens = 2e10
+n_gpus = 8
+[budgets]
+total = 1e6
+[[workstreams]]
+name = "run"
+stages = ["pretrain"]
+tags = {team = "core"}
+"""
+    from_toml = pg.loads(toml, "toml")
+    assert from_toml == Programme(name="toml plan", horizon_months=6, base={"params": 1e9, "tokens": 2e10, "n_gpus": 8},
+                                  budgets={"total": 1e6},
+                                  workstreams=(Workstream(name="run", stages=("pretrain",), tags={"team": "core"}),))
+
+
+BAD = [
+    ({"horizon_months": 0}, "programme · horizon_months=0: is out of range"),
+    ({"horizon_months": 2.5}, "horizon_months=2.5: is not a whole number"),
+    ({"budgets": {"gpu": 5}}, "budgets.gpu=5: is not a resource with a budget"),
+    ({"budgets": {"total": -1}}, "budgets.total=-1: is out of range"),
+    ({"alert_percents": [80, 50]}, "is not in increasing order"),
+    ({"colour": "blue"}, "colour='blue': is not a programme field"),
+    ({"schema_version": 2}, "schema_version=2: is missing or not supported"),
+    ({"base": {"mfu": 2}}, "programme · changes.mfu=2"),
+    ({"workstreams": []}, "is not a list of 1 or more workstreams"),
+]
+BAD_WORKSTREAM = [
+    ({"every_months": 0}, "workstream 'ft' · every_months=0: is out of range"),
+    ({"cycles": 3, "every_months": None}, "workstream 'ft' · cycles=3: needs every_months"),
+    ({"start_month": 13}, "workstream 'ft' · start_month=13: is out of range; allowed: a month from 1 to the horizon (12)"),
+    ({"stages": ["pretrain", "rlhf"]}, "workstream 'ft' · stages='rlhf': is not a training stage"),
+    ({"stages": "pretrain"}, "stages='pretrain': is not a list of stages"),
+    ({"changes": {"tokens": "lots"}}, "workstream 'ft' · changes.tokens='lots': is not a number"),
+    ({"changes": {"gpu": "nope"}}, "workstream 'ft' · changes.gpu='nope': unknown GPU"),
+    ({"changes": {"serving_months": 3}}, "changes.serving_months=3"),
+    ({"serve_months": 3, "changes": {"requests_per_day": 0}}, "changes.requests_per_day=0.0: is 0 while serve_months is set"),
+    ({"reannotation_share": 1.5}, "reannotation_share=1.5: is out of range"),
+    ({"traffic_growth_per_month": 10}, "traffic_growth_per_month=10: is out of range"),
+    ({"tags": {"Team": "x"}}, "tags.Team='x': is not a usable tag key"),
+    ({"tags": {"month": "x"}}, "tags.month='x': is not a usable tag key"),
+    ({"tags": {"team": ""}}, "tags.team='': is not a non-empty text"),
+    ({"colour": "red"}, "workstream 'ft' · colour='red': is not a workstream field"),
+    ({"name": ""}, "name='': is not a non-empty text"),
+]
+
+
+def _file(**changes):
+    data = {"schema_version": 1, "name": "p", "horizon_months": 12, "base": {},
+            "workstreams": [{"name": "ft", "stages": ["sft"]}]}
+    data.update(changes)
+    return data
+
+
+@pytest.mark.parametrize("changes, message", BAD)
+def test_a_bad_programme_field_is_named_with_its_range(changes, message):
+    with pytest.raises(ProgrammeError) as error:
+        pg.loads(json.dumps(_file(**changes)))
+    assert message in str(error.value)
+
+
+@pytest.mark.parametrize("changes, message", BAD_WORKSTREAM)
+def test_a_bad_workstream_field_names_the_workstream(changes, message):
+    data = _file()
+    data["workstreams"][0].update(changes)
+    with pytest.raises(ProgrammeError) as error:
+        pg.loads(json.dumps(data))
+    assert message in str(error.value)
+
+
+def test_bad_files_say_what_is_wrong():
+    for text, message in (("{", "is not valid JSON"), ("[1]", "is not an object"), (b"\xff\xfe", "is not UTF-8"),
+                          ('{"a": 1, "a": 2}', "is given twice")):
+        with pytest.raises(ProgrammeError, match=message):
+            pg.loads(text)
+    with pytest.raises(ProgrammeError, match="is not valid TOML"):
+        pg.loads("name = ", "toml")
+    data = _file(workstreams=[{"name": "a", "stages": ["sft"]}, {"name": "a", "stages": ["sft"]}])
+    with pytest.raises(ProgrammeError, match="workstream 'a' · name='a': is used twice"):
+        pg.loads(json.dumps(data))
+    staff = _file(staff=[{"name": "core", "fte": 2, "usd_per_month": 1e9}])
+    with pytest.raises(ProgrammeError, match="staff 'core' · usd_per_month=1000000000"):
+        pg.loads(json.dumps(staff))
+
+
+def test_a_missing_price_names_the_workstream():
+    data = _file(workstreams=[{"name": "ok", "stages": ["sft"]},
+                              {"name": "no price", "stages": ["sft"], "changes": {"gpu": "V100-SXM2-32GB", "precision": "fp16"}}])
+    with pytest.raises(ProgrammeError, match="workstream 'no price' · changes.provider='median': no price on record"):
+        pg.loads(json.dumps(data))
+
+
+def _cli(*args, stdin=None):
+    return subprocess.run([sys.executable, "-m", "workbench.cli", *args], capture_output=True, text=True, input=stdin)
+
+
+def test_cli_prints_an_example_that_plans(tmp_path):
+    example = _cli("plan", "--example")
+    assert example.returncode == 0
+    path = tmp_path / "plan.json"
+    path.write_text(example.stdout)
+    out = _cli("plan", str(path), "--json")
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    assert {"total_cost_usd", "monthly", "by_tag", "alerts", "kpis"} <= set(result)
+    expected = timeline.evaluate(pg.load(path))
+    assert result["total_cost_usd"] == pytest.approx(expected.total_cost_usd, rel=1e-12)
+    assert sum(r["cost_usd"] for r in result["monthly"]) == pytest.approx(result["total_cost_usd"], rel=1e-9)
+    assert {"month", "category", "cost_usd", "team", "model_version"} <= set(result["monthly"][0])
+    csv = _cli("plan", str(path), "--csv")
+    frame = pd.read_csv(__import__("io").StringIO(csv.stdout))
+    assert frame["cost_usd"].sum() == pytest.approx(expected.total_cost_usd, rel=1e-5)
+    text = _cli("plan", str(path))
+    assert "Budget alert lines" in text.stdout and "Warning: The total budget" in text.stdout
+
+
+def test_cli_refuses_a_bad_file_in_one_line(tmp_path):
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(_file(horizon_months=500)))
+    out = _cli("plan", str(path))
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.strip().count("\n") == 0 and "horizon_months=500: is out of range" in out.stderr
+    missing = _cli("plan", str(tmp_path / "nope.json"))
+    assert missing.returncode == 2 and "cannot be read" in missing.stderr
+    assert _cli("plan").returncode == 2 and _cli("plan", "--example", "--json").returncode == 2
+
+
+_values = st.one_of(st.none(), st.booleans(), st.integers(-10**6, 10**6), st.floats(allow_nan=True),
+                    st.text(max_size=8), st.lists(st.integers(0, 200), max_size=3))
+_ws = st.fixed_dictionaries({"name": st.text(min_size=1, max_size=5)},
+                            optional={k: _values for k in ("start_month", "every_months", "cycles", "reannotation_share",
+                                                           "serve_months", "traffic_growth_per_month", "stages", "tags")})
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(horizon=_values, workstreams=st.lists(_ws, min_size=0, max_size=3), budgets=st.one_of(
+    _values, st.dictionaries(st.sampled_from(["total", "compute", "gpu"]), _values, max_size=2)))
+def test_fuzz_a_programme_file_is_planned_or_refused_with_a_message(horizon, workstreams, budgets):
+    data = {"schema_version": 1, "name": "fuzz", "horizon_months": horizon, "workstreams": workstreams,
+            "budgets": budgets, "base": SMALL}
+    try:
+        p = pg.loads(json.dumps(data))
+    except ProgrammeError as error:
+        assert "·" in str(error)
+        return
+    tl = timeline.evaluate(p)
+    assert np.isfinite(tl.total_cost_usd) and tl.total_cost_usd >= 0
+    json.dumps(tl.to_dict(), allow_nan=False)

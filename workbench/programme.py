@@ -1,0 +1,411 @@
+"""A programme: a horizon of months and the workstreams that spend in it (runs, release cycles, serving, staff).
+
+A :class:`Workstream` is a :class:`~workbench.scenario.Scenario` (the programme's ``base`` with the
+workstream's ``changes``) that runs once or every N months for K cycles, pays for some of the training
+stages, and may serve each cycle's release as a model version for M months. :class:`Staff` are paid every
+month they are on the programme. ``workbench.timeline.evaluate`` turns a programme into monthly cost lines.
+
+The file form (JSON, or TOML for reading) round-trips losslessly through :meth:`Programme.to_json` and
+:func:`load`; every value is checked, and a bad one raises :class:`ProgrammeError` naming the workstream
+(or staff entry) and the field with its allowed range.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+import tomllib
+from dataclasses import dataclass, field, fields as dataclass_fields, replace
+from pathlib import Path
+
+from .scenario import MAX_JSON_CHARS, Scenario, ScenarioError, excerpt
+
+SCHEMA_VERSION = 1
+TRAINING_STAGES = ("pretrain", "sft", "preference", "evaluation")
+# a resource's budget covers these cost categories: GPU time lost to failures or spent on experiments is compute
+RESOURCE_CATEGORIES = {"compute": ("compute", "failures", "experiments"), "storage": ("storage",),
+                       "network": ("network",), "annotation": ("annotation",), "logging": ("logging",),
+                       "staff": ("staff",), "power": ("power",), "redundancy": ("redundancy",)}
+BUDGET_RESOURCES = ("total", *RESOURCE_CATEGORIES)
+MAX_MONTHS = 120
+MAX_WORKSTREAMS = 200
+MAX_STAFF = 100
+MAX_TAGS = 20
+_TAG_KEY = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
+RESERVED_TAGS = ("month", "workstream", "cycle", "stage", "category", "item", "cost_type", "cost_usd", "gpu_hours",
+                 "trained_tokens", "served_tokens")
+
+
+class ProgrammeError(ValueError):
+    """A programme input is invalid: ``where`` (``workstream 'sft'``, ``staff 'core team'`` or ``programme``),
+    ``field``, the value and what is allowed."""
+
+    def __init__(self, where: str, field: str, value, problem: str, allowed: str = ""):
+        self.where, self.field, self.value, self.problem, self.allowed = where, field, value, problem, allowed
+        text = f"{where} · {field}={excerpt(value)}: {problem}"
+        super().__init__(f"{text}; allowed: {allowed}" if allowed else text)
+
+
+def _number(where, name, value, low, high, whole=False, allowed=None):
+    allowed = allowed or (f"a whole number from {low:g} to {high:g}" if whole else f"a number from {low:g} to {high:g}")
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ProgrammeError(where, name, value, "is not a number", allowed)
+    if not math.isfinite(value):
+        raise ProgrammeError(where, name, value, "is not a finite number", allowed)
+    if whole and value != int(value):
+        raise ProgrammeError(where, name, value, "is not a whole number", allowed)
+    if not low <= value <= high:
+        raise ProgrammeError(where, name, value, "is out of range", allowed)
+    return int(value) if whole else float(value)
+
+
+def _text(where, name, value, max_chars):
+    if not isinstance(value, str) or not value.strip():
+        raise ProgrammeError(where, name, value, "is not a non-empty text", f"a name of 1 to {max_chars} characters")
+    if len(value) > max_chars or any(ord(c) < 32 for c in value):
+        raise ProgrammeError(where, name, value, "is too long or holds control characters",
+                             f"a name of 1 to {max_chars} characters on one line")
+    return value.strip()
+
+
+def _tags(where, value) -> dict:
+    if not isinstance(value, dict):
+        raise ProgrammeError(where, "tags", value, "is not an object", "an object of key: text, e.g. {\"team\": \"core\"}")
+    if len(value) > MAX_TAGS:
+        raise ProgrammeError(where, "tags", value, f"has {len(value)} keys", f"at most {MAX_TAGS} keys")
+    out = {}
+    for key, text in value.items():
+        if not isinstance(key, str) or not _TAG_KEY.match(key) or key in RESERVED_TAGS:
+            raise ProgrammeError(where, f"tags.{key}", text, "is not a usable tag key",
+                                 "lower-case letters, digits and _ (starting with a letter, up to 40), not one of "
+                                 + ", ".join(RESERVED_TAGS))
+        out[key] = _text(where, f"tags.{key}", text, 100)
+    return out
+
+
+def _scenario(where, base: Scenario, changes) -> Scenario:
+    if not isinstance(changes, dict):
+        raise ProgrammeError(where, "changes", changes, "is not an object", "an object of scenario field: value")
+    for name, value in changes.items():
+        if isinstance(value, (list, tuple, dict)):
+            raise ProgrammeError(where, f"changes.{name}", value, "holds several values", "one value per field")
+    try:
+        return base.replace(**changes)
+    except ScenarioError as error:
+        raise ProgrammeError(where, f"changes.{error.field}", error.value, error.problem, error.allowed) from None
+
+
+@dataclass(frozen=True)
+class Workstream:
+    """One line of work: a scenario run once, or every ``every_months`` months for ``cycles`` cycles.
+
+    stages: the training stages it pays for (a pre-training workstream: ``("pretrain",)``; a fine-tuning one:
+        ``("sft", "preference", "evaluation")``).
+    start_month: the month its first cycle starts [1 = the programme's first month].
+    reannotation_share: the share of each annotation batch bought again in cycles after the first [fraction].
+    serve_months: each cycle's release is served for this many months, then retired [month]; 0: not served.
+    traffic_growth_per_month: growth of the scenario's ``requests_per_day`` from the first release [fraction/month].
+    legacy_traffic_share: the share of traffic that stays on older live versions [fraction].
+    tags: attribution keys (``team``, ``project``, ``model_version``, ``environment``, ...); ``{cycle}`` in a value
+        becomes the cycle's number (``"v{cycle}"`` -> ``v1``, ``v2``, ...).
+    """
+
+    name: str
+    changes: dict = field(default_factory=dict)
+    stages: tuple = TRAINING_STAGES
+    start_month: int = 1
+    every_months: int | None = None
+    cycles: int = 1
+    reannotation_share: float = 1.0
+    serve_months: float = 0.0
+    traffic_growth_per_month: float = 0.0
+    legacy_traffic_share: float = 0.1
+    tags: dict = field(default_factory=dict)
+
+    def scenario(self, base: Scenario) -> Scenario:
+        return _scenario(f"workstream {self.name!r}", base, self.changes)
+
+    def cycle_starts(self) -> list[float]:
+        """Start of each cycle [months from the programme's start]."""
+        every = self.every_months or 0
+        return [self.start_month - 1 + k * every for k in range(self.cycles)]
+
+    def tags_for(self, cycle: int) -> dict:
+        return {k: v.replace("{cycle}", str(cycle)) for k, v in self.tags.items()}
+
+
+@dataclass(frozen=True)
+class Staff:
+    """People paid every month from ``start_month`` to ``end_month`` (inclusive; empty: the horizon's end)."""
+
+    name: str
+    fte: float
+    usd_per_month: float
+    start_month: int = 1
+    end_month: int | None = None
+    tags: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Programme:
+    """Workstreams and staff over ``horizon_months``, with budgets per resource and alert lines."""
+
+    name: str
+    horizon_months: int
+    workstreams: tuple
+    base: dict = field(default_factory=dict)
+    staff: tuple = ()
+    budgets: dict = field(default_factory=dict)
+    alert_percents: tuple = (30.0, 50.0, 80.0)
+
+    def __post_init__(self):
+        checked = _checked(self)
+        for f in dataclass_fields(self):
+            object.__setattr__(self, f.name, getattr(checked, f.name))
+
+    @property
+    def base_scenario(self) -> Scenario:
+        return _scenario("programme", Scenario(), self.base)
+
+    def replace(self, **changes) -> Programme:
+        return replace(self, **changes)
+
+    # -- file form ------------------------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        return {"schema_version": SCHEMA_VERSION, "name": self.name, "horizon_months": self.horizon_months,
+                "base": dict(self.base), "budgets": dict(self.budgets), "alert_percents": list(self.alert_percents),
+                "staff": [{**_plain(s), "tags": dict(s.tags)} for s in self.staff],
+                "workstreams": [{**_plain(w), "stages": list(w.stages), "changes": dict(w.changes), "tags": dict(w.tags)}
+                                for w in self.workstreams]}
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+
+    @classmethod
+    def from_dict(cls, data) -> Programme:
+        if not isinstance(data, dict):
+            raise ProgrammeError("programme", "file", data, "is not an object", "a JSON or TOML object (workbench plan --example)")
+        data = dict(data)
+        version = data.pop("schema_version", None)
+        if version != SCHEMA_VERSION or isinstance(version, bool):
+            raise ProgrammeError("programme", "schema_version", version, "is missing or not supported",
+                                 f"{SCHEMA_VERSION}")
+        known = {f.name for f in dataclass_fields(cls)}
+        for key in data:
+            if key not in known:
+                raise ProgrammeError("programme", key, data[key], "is not a programme field", ", ".join(sorted(known)))
+        for key in ("name", "horizon_months", "workstreams"):
+            if key not in data:
+                raise ProgrammeError("programme", key, None, "is missing", "see workbench plan --example")
+        workstreams = data["workstreams"]
+        if not isinstance(workstreams, list):
+            raise ProgrammeError("programme", "workstreams", workstreams, "is not a list", "a list of workstream objects")
+        staff = data.get("staff", [])
+        if not isinstance(staff, list):
+            raise ProgrammeError("programme", "staff", staff, "is not a list", "a list of staff objects")
+        data["workstreams"] = tuple(_build(Workstream, w, i, "workstream") for i, w in enumerate(workstreams))
+        data["staff"] = tuple(_build(Staff, s, i, "staff") for i, s in enumerate(staff))
+        if "alert_percents" in data and isinstance(data["alert_percents"], list):
+            data["alert_percents"] = tuple(data["alert_percents"])
+        return cls(**data)
+
+
+def _plain(item) -> dict:
+    return {f.name: getattr(item, f.name) for f in dataclass_fields(item)}
+
+
+def _build(kind, data, index, label):
+    if not isinstance(data, dict):
+        raise ProgrammeError(f"{label} {index + 1}", label, data, "is not an object", f"an object of {label} fields")
+    name = data.get("name")
+    where = f"{label} {name!r}" if isinstance(name, str) else f"{label} {index + 1}"
+    known = {f.name for f in dataclass_fields(kind)}
+    for key in data:
+        if key not in known:
+            raise ProgrammeError(where, key, data[key], f"is not a {label} field", ", ".join(sorted(known)))
+    if "name" not in data:
+        raise ProgrammeError(where, "name", None, "is missing", "a name of 1 to 60 characters")
+    if kind is Staff:
+        for key in ("fte", "usd_per_month"):
+            if key not in data:
+                raise ProgrammeError(where, key, None, "is missing", "a number")
+    data = dict(data)
+    if "stages" in data and isinstance(data["stages"], list):
+        data["stages"] = tuple(data["stages"])
+    try:
+        return kind(**data)
+    except TypeError as error:  # a dataclass refusing a shape we did not foresee: still a message, not a crash
+        raise ProgrammeError(where, label, data, f"cannot be read ({error})") from None
+
+
+def _checked(p: Programme) -> Programme:
+    where = "programme"
+    name = _text(where, "name", p.name, 100)
+    horizon = _number(where, "horizon_months", p.horizon_months, 1, MAX_MONTHS, whole=True)
+    if not isinstance(p.base, dict):
+        raise ProgrammeError(where, "base", p.base, "is not an object", "an object of scenario field: value")
+    base = _scenario(where, Scenario(), {k: v for k, v in p.base.items()})
+    del base  # checked; each workstream builds its own
+    workstreams = tuple(p.workstreams) if isinstance(p.workstreams, (list, tuple)) else p.workstreams
+    if not isinstance(workstreams, tuple) or not 1 <= len(workstreams) <= MAX_WORKSTREAMS:
+        raise ProgrammeError(where, "workstreams", p.workstreams, "is not a list of 1 or more workstreams",
+                             f"1 to {MAX_WORKSTREAMS} workstreams")
+    checked_ws, names = [], set()
+    for i, w in enumerate(workstreams):
+        if not isinstance(w, Workstream):
+            raise ProgrammeError(f"workstream {i + 1}", "workstream", w, "is not a Workstream", "workbench.programme.Workstream(...)")
+        w = _checked_workstream(w, horizon, p.base)
+        if w.name in names:
+            raise ProgrammeError(f"workstream {w.name!r}", "name", w.name, "is used twice", "a name of its own per workstream")
+        names.add(w.name)
+        checked_ws.append(w)
+    staff = tuple(p.staff) if isinstance(p.staff, (list, tuple)) else p.staff
+    if not isinstance(staff, tuple) or len(staff) > MAX_STAFF:
+        raise ProgrammeError(where, "staff", p.staff, "is not a list of staff", f"0 to {MAX_STAFF} staff entries")
+    checked_staff = []
+    for i, s in enumerate(staff):
+        if not isinstance(s, Staff):
+            raise ProgrammeError(f"staff {i + 1}", "staff", s, "is not a Staff", "workbench.programme.Staff(...)")
+        checked_staff.append(_checked_staff(s, horizon))
+    if not isinstance(p.budgets, dict):
+        raise ProgrammeError(where, "budgets", p.budgets, "is not an object", "an object of resource: USD")
+    budgets = {}
+    for resource, usd in p.budgets.items():
+        if resource not in BUDGET_RESOURCES:
+            raise ProgrammeError(where, f"budgets.{resource}", usd, "is not a resource with a budget",
+                                 ", ".join(BUDGET_RESOURCES))
+        budgets[resource] = _number(where, f"budgets.{resource}", usd, 1, 1e13, allowed="1 to 1e13 USD")
+    percents = p.alert_percents
+    if not isinstance(percents, (list, tuple)) or not 1 <= len(percents) <= 10:
+        raise ProgrammeError(where, "alert_percents", percents, "is not a list of 1 to 10 percentages", "e.g. [30, 50, 80]")
+    percents = tuple(_number(where, "alert_percents", v, 1, 1000, allowed="percentages from 1 to 1000") for v in percents)
+    if list(percents) != sorted(set(percents)):
+        raise ProgrammeError(where, "alert_percents", list(percents), "is not in increasing order without repeats",
+                             "e.g. [30, 50, 80]")
+    out = object.__new__(Programme)
+    for key, value in dict(name=name, horizon_months=horizon, workstreams=tuple(checked_ws), base=dict(p.base),
+                           staff=tuple(checked_staff), budgets=budgets, alert_percents=percents).items():
+        object.__setattr__(out, key, value)
+    return out
+
+
+def _checked_workstream(w: Workstream, horizon: int, base_changes: dict) -> Workstream:
+    where = f"workstream {w.name!r}" if isinstance(w.name, str) else "workstream"
+    name = _text(where, "name", w.name, 60)
+    where = f"workstream {name!r}"
+    stages = w.stages
+    if isinstance(stages, str) or not isinstance(stages, (list, tuple)) or not stages:
+        raise ProgrammeError(where, "stages", stages, "is not a list of stages", ", ".join(TRAINING_STAGES) + " (one or more)")
+    for stage in stages:
+        if stage not in TRAINING_STAGES:
+            raise ProgrammeError(where, "stages", stage, "is not a training stage", ", ".join(TRAINING_STAGES))
+    if len(set(stages)) != len(stages):
+        raise ProgrammeError(where, "stages", list(stages), "names a stage twice", "each stage once")
+    stages = tuple(s for s in TRAINING_STAGES if s in stages)
+    start = _number(where, "start_month", w.start_month, 1, horizon, whole=True,
+                    allowed=f"a month from 1 to the horizon ({horizon})")
+    cycles = _number(where, "cycles", w.cycles, 1, MAX_MONTHS, whole=True)
+    every = None
+    if w.every_months is not None:
+        every = _number(where, "every_months", w.every_months, 1, MAX_MONTHS, whole=True,
+                        allowed=f"a whole number of months from 1 to {MAX_MONTHS}, or null for once")
+    if cycles > 1 and every is None:
+        raise ProgrammeError(where, "cycles", cycles, "needs every_months (how often a cycle starts)",
+                             "every_months from 1 to 120, or cycles = 1")
+    share = _number(where, "reannotation_share", w.reannotation_share, 0, 1)
+    serve = _number(where, "serve_months", w.serve_months, 0, MAX_MONTHS, allowed=f"0 to {MAX_MONTHS} months")
+    growth = _number(where, "traffic_growth_per_month", w.traffic_growth_per_month, -0.5, 1.0,
+                     allowed="-0.5 to 1.0 (a fraction per month: 0.1 = 10 % a month)")
+    legacy = _number(where, "legacy_traffic_share", w.legacy_traffic_share, 0, 0.9)
+    tags = _tags(where, w.tags)
+    checked = Workstream(name=name, changes=dict(w.changes) if isinstance(w.changes, dict) else w.changes,
+                         stages=stages, start_month=start, every_months=every, cycles=cycles,
+                         reannotation_share=share, serve_months=serve, traffic_growth_per_month=growth,
+                         legacy_traffic_share=legacy, tags=tags)
+    base = _scenario("programme", Scenario(), base_changes)
+    scenario = checked.scenario(base)
+    if scenario.serving_months:
+        raise ProgrammeError(where, "changes.serving_months", scenario.serving_months,
+                             "is set; in a programme each release is served for serve_months",
+                             "serving_months = 0 and serve_months on the workstream")
+    if serve and not scenario.requests_per_day:
+        raise ProgrammeError(where, "changes.requests_per_day", scenario.requests_per_day,
+                             "is 0 while serve_months is set", "the traffic at the first release, in requests per day")
+    return checked
+
+
+def _checked_staff(s: Staff, horizon: int) -> Staff:
+    where = f"staff {s.name!r}" if isinstance(s.name, str) else "staff"
+    name = _text(where, "name", s.name, 60)
+    where = f"staff {name!r}"
+    fte = _number(where, "fte", s.fte, 0, 100000)
+    usd = _number(where, "usd_per_month", s.usd_per_month, 0, 1e6, allowed="0 to 1e6 USD per FTE-month")
+    start = _number(where, "start_month", s.start_month, 1, horizon, whole=True,
+                    allowed=f"a month from 1 to the horizon ({horizon})")
+    end = horizon if s.end_month is None else _number(where, "end_month", s.end_month, start, horizon, whole=True,
+                                                        allowed=f"a month from start_month ({start}) to {horizon}")
+    return Staff(name=name, fte=fte, usd_per_month=usd, start_month=start,
+                 end_month=None if s.end_month is None else end, tags=_tags(where, s.tags))
+
+
+def loads(text: str | bytes, fmt: str = "json") -> Programme:
+    """A programme from the text of a file (``fmt``: ``json`` or ``toml``)."""
+    if isinstance(text, (bytes, bytearray)):
+        try:
+            text = bytes(text).decode("utf-8-sig")
+        except UnicodeDecodeError as error:
+            raise ProgrammeError("programme", "file", bytes(text[:40]), f"is not UTF-8 text (byte {error.start})",
+                                 "a JSON or TOML file saved as UTF-8") from None
+    if len(text) > MAX_JSON_CHARS:
+        raise ProgrammeError("programme", "file", text, f"is {len(text):,} characters long",
+                             f"at most {MAX_JSON_CHARS:,} characters")
+    try:
+        data = tomllib.loads(text) if fmt == "toml" else json.loads(text, object_pairs_hook=_no_duplicates)
+    except RecursionError:
+        raise ProgrammeError("programme", "file", text, "is nested too deeply", "a programme file") from None
+    except ProgrammeError:
+        raise
+    except ValueError as error:  # json.JSONDecodeError and tomllib.TOMLDecodeError
+        raise ProgrammeError("programme", "file", text, f"is not valid {fmt.upper()} ({error})",
+                             "a programme file (workbench plan --example)") from None
+    return Programme.from_dict(data)
+
+
+def load(path: str | Path) -> Programme:
+    """A programme from a ``.json`` or ``.toml`` file."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        raise ProgrammeError("programme", "file", str(path), f"cannot be read ({error.strerror or error})",
+                             "a readable .json or .toml file") from None
+    return loads(raw, "toml" if path.suffix.lower() == ".toml" else "json")
+
+
+def _no_duplicates(pairs):
+    seen = {}
+    for key, value in pairs:
+        if key in seen:
+            raise ProgrammeError("programme", key, value, "is given twice in the same object", "each key once")
+        seen[key] = value
+    return seen
+
+
+def example() -> Programme:
+    """A 7B assistant over 12 months: one pre-training run, monthly fine-tunes, each release served 3 months."""
+    return Programme(
+        name="7B assistant, 12 months, monthly fine-tunes",
+        horizon_months=12,
+        base={"params": 7e9, "tokens": 2e12, "gpu": "H100-SXM5-80GB", "n_gpus": 256, "staff_fte": 0},
+        workstreams=(
+            Workstream(name="pre-training", stages=("pretrain",), start_month=1,
+                       tags={"team": "pretraining", "project": "assistant", "model_version": "base"}),
+            Workstream(name="monthly fine-tune", stages=("sft", "preference", "evaluation"), start_month=2,
+                       every_months=1, cycles=11, reannotation_share=0.3, serve_months=3,
+                       traffic_growth_per_month=0.1, legacy_traffic_share=0.2,
+                       changes={"n_gpus": 64, "requests_per_day": 200000},
+                       tags={"team": "post-training", "project": "assistant", "model_version": "v{cycle}"}),
+        ),
+        staff=(Staff(name="core team", fte=8, usd_per_month=20000, tags={"team": "platform"}),),
+        budgets={"total": 6e6, "compute": 3e6, "storage": 1e5},
+    )

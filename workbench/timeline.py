@@ -1,0 +1,413 @@
+"""A programme month by month: every engine cost line placed in the months it occurs.
+
+``evaluate(programme)`` prices every workstream's scenario once (one batch for all training runs, one for
+every (version, month) of serving), then spreads each line over time by its profile in
+``data/timeline_profiles.csv``:
+
+- ``run``: evenly over the stage's wall-clock time (compute, failures, hot storage, logs, power);
+- ``start``: in the month the cycle starts (annotation batches, corpus ingest);
+- ``release``: in the month the cycle's training ends (weights egress);
+- ``retention_from_start`` / ``retention_from_end``: over ``retention_months`` from the stage's start or end
+  (dataset copies, kept checkpoints in object storage), so that storage of overlapping cycles piles up;
+- ``archive``: over ``archive_months`` after retention;
+- ``programme_staff``: dropped, because the programme pays its staff every month (:class:`~workbench.programme.Staff`);
+- ``serving``: each live version's serving lines, priced for that month's traffic.
+
+A cycle's stages run one after the other; the whole cycle starts at its start month. Costs that fall after
+the horizon (retention and archive tails) are left out of the monthly totals and reported as
+``beyond_horizon_usd``. Months are 365.25 / 12 days.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from . import data
+from .estimate import estimate
+from .programme import RESOURCE_CATEGORIES, TRAINING_STAGES, Programme, ProgrammeError, Workstream
+from .scenario import Scenario, ScenarioError, fields
+
+DAYS_PER_MONTH = 365.25 / 12
+PROFILES = ("run", "start", "release", "retention_from_start", "retention_from_end", "archive", "programme_staff",
+            "serving")
+GPU_HOUR_CLASSES = ("productive", "lost", "experiments", "serving", "none")
+UNTAGGED = "(untagged)"
+FRAME_COLUMNS = ("month", "workstream", "cycle", "stage", "category", "item", "cost_type", "cost_usd", "gpu_hours",
+                 "gpu_hour_class")
+
+
+@data.cached
+def profiles() -> pd.DataFrame:
+    """The time profile and GPU-hour class of each engine line, ``(stage, item)``; stage ``*``: any training stage."""
+    table = data.read_table("timeline_profiles.csv", required=("stage", "item", "profile", "gpu_hours", "why"),
+                            key=("stage", "item"),
+                            choices={"profile": PROFILES, "gpu_hours": GPU_HOUR_CLASSES})
+    return table.set_index(["stage", "item"])
+
+
+def profile_of(stage: str, item: str) -> tuple[str, str]:
+    """(profile, GPU-hour class) of an engine line; a line with none is a defect of the data table."""
+    table = profiles()
+    for key in ((stage, item), ("*", item)):
+        if key in table.index:
+            row = table.loc[key]
+            return row["profile"], row["gpu_hours"]
+    raise data.DataFileError(data.data_dir() / "timeline_profiles.csv",
+                             f"no time profile for the engine line {stage}/{item!r}; add a row for it")
+
+
+@dataclass
+class Timeline:
+    """Result of :func:`evaluate`: ``lines`` holds one row per (month, workstream, cycle, line) with its tags."""
+
+    programme: Programme
+    lines: pd.DataFrame
+    tag_keys: tuple
+    beyond_horizon_usd: float
+    months_tokens: pd.DataFrame  # month, trained_tokens, served_tokens
+    warnings: list = field(default_factory=list)
+
+    @property
+    def total_cost_usd(self) -> float:
+        return float(self.lines["cost_usd"].sum())
+
+    def monthly(self, by: str = "category") -> pd.DataFrame:
+        """Cost [USD] per month (rows, 1 to the horizon) by ``category``, ``cost_type``, ``workstream`` or a tag."""
+        months = pd.Index(range(1, self.programme.horizon_months + 1), name="month")
+        table = self.lines.pivot_table(index="month", columns=by, values="cost_usd", aggfunc="sum", fill_value=0.0)
+        return table.reindex(months, fill_value=0.0)
+
+    def cumulative(self, resource: str = "total") -> pd.Series:
+        """Cumulative spend [USD] at the end of each month on ``resource`` (a budget resource)."""
+        lines = self.lines if resource == "total" else self.lines[self.lines["category"].isin(RESOURCE_CATEGORIES[resource])]
+        months = pd.Index(range(1, self.programme.horizon_months + 1), name="month")
+        return lines.groupby("month")["cost_usd"].sum().reindex(months, fill_value=0.0).cumsum()
+
+    def by_tag(self, key: str, by: str | None = None) -> pd.Series | pd.DataFrame:
+        """Total cost [USD] per value of tag ``key`` (or ``workstream``); with ``by`` (``category``, ...), a table."""
+        if key != "workstream" and key not in self.tag_keys:
+            raise ProgrammeError("programme", "tag", key, "is not a tag of this programme",
+                                 ", ".join(("workstream", *self.tag_keys)) or "workstream")
+        if by is None:
+            return self.lines.groupby(key)["cost_usd"].sum().sort_values(ascending=False)
+        return self.lines.pivot_table(index=key, columns=by, values="cost_usd", aggfunc="sum", fill_value=0.0)
+
+    def alerts(self) -> pd.DataFrame:
+        """For each budget and alert line: the threshold [USD] and the first month cumulative spend reaches it."""
+        rows = []
+        percents = (*self.programme.alert_percents, *(() if 100.0 in self.programme.alert_percents else (100.0,)))
+        for resource, budget in self.programme.budgets.items():
+            spent = self.cumulative(resource)
+            for percent in percents:
+                threshold = budget * percent / 100.0
+                crossed = spent.index[spent.to_numpy() >= threshold * (1 - 1e-12)]
+                rows.append({"resource": resource, "budget_usd": budget, "percent": percent, "threshold_usd": threshold,
+                             "month": int(crossed[0]) if len(crossed) else None,
+                             "spent_usd": float(spent.iloc[-1])})
+        return pd.DataFrame(rows, columns=["resource", "budget_usd", "percent", "threshold_usd", "month", "spent_usd"])
+
+    def kpis(self) -> pd.DataFrame:
+        """Unit costs per month: USD per trained token, USD per million served tokens, the share of training
+        GPU-hours that trained a model (not lost to failures and checkpoints, nor spent on experiments), and
+        the fixed share of the month's cost. ``NaN`` where a month has nothing to divide by."""
+        months = pd.Index(range(1, self.programme.horizon_months + 1), name="month")
+        lines = self.lines
+        per = lambda mask: lines[mask].groupby("month")["cost_usd"].sum().reindex(months, fill_value=0.0)  # noqa: E731
+        gpu = lambda cls: lines[lines["gpu_hour_class"] == cls].groupby("month")["gpu_hours"].sum().reindex(months, fill_value=0.0)  # noqa: E731
+        total = per(np.ones(len(lines), bool))
+        serving = per(lines["stage"] == "inference")
+        training = per(lines["stage"].isin(TRAINING_STAGES))
+        tokens = self.months_tokens.set_index("month").reindex(months, fill_value=0.0)
+        productive, lost, experiments = gpu("productive"), gpu("lost"), gpu("experiments")
+        training_gpu = productive + lost + experiments
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = pd.DataFrame({
+                "cost_usd": total,
+                "usd_per_trained_token": np.where(tokens["trained_tokens"] > 0, training / tokens["trained_tokens"], np.nan),
+                "usd_per_million_served_tokens": np.where(tokens["served_tokens"] > 0,
+                                                          serving / (tokens["served_tokens"] / 1e6), np.nan),
+                "productive_gpu_hour_share": np.where(training_gpu > 0, productive / training_gpu, np.nan),
+                "fixed_share": np.where(total > 0, per(lines["cost_type"] == "fixed") / total, np.nan),
+                "trained_tokens": tokens["trained_tokens"], "served_tokens": tokens["served_tokens"],
+                "gpu_hours": training_gpu + gpu("serving"),
+            }, index=months)
+        return out
+
+    def to_dict(self) -> dict:
+        """Plain-Python form (``workbench plan --json``): valid JSON, ``None`` for a figure that does not exist."""
+        keys = ["month", "category", "workstream", *self.tag_keys]
+        monthly = (self.lines.groupby(keys, sort=True)["cost_usd"].sum().reset_index())
+        by_tag = {key: {k: float(v) for k, v in self.by_tag(key).items()} for key in ("workstream", *self.tag_keys)}
+        alerts = self.alerts()
+        kpis = self.kpis().reset_index()
+        return {
+            "programme": self.programme.name, "horizon_months": self.programme.horizon_months,
+            "total_cost_usd": self.total_cost_usd, "beyond_horizon_usd": self.beyond_horizon_usd,
+            "by_category": {k: float(v) for k, v in self.lines.groupby("category")["cost_usd"].sum().items()},
+            "by_cost_type": {k: float(v) for k, v in self.lines.groupby("cost_type")["cost_usd"].sum().items()},
+            "monthly": _records(monthly), "by_tag": by_tag, "alerts": _records(alerts), "kpis": _records(kpis),
+            "warnings": list(self.warnings),
+        }
+
+
+def _records(frame: pd.DataFrame) -> list[dict]:
+    out = []
+    for record in frame.to_dict("records"):
+        out.append({k: (None if isinstance(v, float) and not np.isfinite(v) else
+                        int(v) if isinstance(v, (np.integer,)) else float(v) if isinstance(v, np.floating) else v)
+                    for k, v in record.items()})
+    return out
+
+
+# -- pricing every scenario in as few batches as the engine allows --------------------------------------
+def _batches(scenarios: list[Scenario]) -> list[tuple[list[int], Scenario]]:
+    """Group scenarios into batch Scenarios: a batch cannot mix an empty (auto) field with given values."""
+    nullable = [name for name, f in fields().items() if f.nullable]
+    groups: dict[tuple, list[int]] = {}
+    for i, s in enumerate(scenarios):
+        groups.setdefault(tuple(getattr(s, n) is None for n in nullable), []).append(i)
+    out = []
+    for indices in groups.values():
+        if len(indices) == 1:
+            out.append((indices, scenarios[indices[0]]))
+            continue
+        values = {}
+        for name in fields():
+            column = [getattr(scenarios[i], name) for i in indices]
+            values[name] = column[0] if all(v == column[0] for v in column) else np.array(column)
+        out.append((indices, Scenario(**values)))
+    return out
+
+
+def _price(scenarios: list[Scenario], owners: list[str]) -> tuple[pd.DataFrame, dict[str, np.ndarray]]:
+    """Lines of every scenario (``scenario`` = its index in the list) and the figures it needs, in batches."""
+    frames, figures = [], {}
+    wanted = ("pretrain_days_with_overheads", "sft_days", "preference_days", "evaluation_days")
+    for name in wanted:
+        figures[name] = np.zeros(len(scenarios))
+    for indices, batch in _batches(scenarios):
+        try:
+            est = estimate(batch)
+        except ScenarioError:
+            for i in indices:  # find the workstream at fault, for a message that names it
+                try:
+                    estimate(scenarios[i])
+                except ScenarioError as error:
+                    raise ProgrammeError(owners[i], error.field, error.value, error.problem, error.allowed) from None
+            raise
+        lines = est.lines
+        lines = lines.assign(scenario=np.asarray(indices)[lines["scenario"].to_numpy()])
+        frames.append(lines)
+        for name in wanted:
+            figures[name][indices] = np.broadcast_to(est.details[name], (len(indices),))
+    return pd.concat(frames, ignore_index=True), figures
+
+
+# -- placing lines in months -----------------------------------------------------------------------------
+def _weights(a: np.ndarray, b: np.ndarray, horizon: int) -> np.ndarray:
+    """(instances, months) share of each instance's cost in each month: the overlap of [a, b) with the month,
+    over b - a; a zero-length window is a point at a (its whole cost in the month holding a)."""
+    starts = np.arange(horizon, dtype=float)[None, :]
+    length = (b - a)[:, None]
+    spread = np.clip(np.minimum(b[:, None], starts + 1) - np.maximum(a[:, None], starts), 0, None)
+    point = (np.floor(a)[:, None] == starts).astype(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(length > 1e-12, spread / np.where(length > 1e-12, length, 1.0), point)
+
+
+def evaluate(programme: Programme) -> Timeline:
+    """The programme's monthly cost lines, totals, alerts and KPIs (see the module docstring)."""
+    if not isinstance(programme, Programme):
+        raise ProgrammeError("programme", "programme", programme, "is not a Programme", "workbench.programme.Programme(...)")
+    horizon = programme.horizon_months
+    base = programme.base_scenario
+    workstreams = programme.workstreams
+    # the programme pays staff every month; a workstream's own serving is priced per month below
+    runs = [w.scenario(base).replace(staff_fte=0.0, serving_months=0.0) for w in workstreams]
+    owners = [f"workstream {w.name!r}" for w in workstreams]
+    lines, figures = _price(runs, owners)
+
+    # stage windows of each workstream's cycle, relative to the cycle's start [months]
+    offsets, ends = {}, np.zeros(len(workstreams))
+    for i, w in enumerate(workstreams):
+        t = 0.0
+        for stage in TRAINING_STAGES:
+            days = figures["pretrain_days_with_overheads" if stage == "pretrain" else f"{stage}_days"][i]
+            length = days / DAYS_PER_MONTH if stage in w.stages else 0.0
+            offsets[i, stage] = (t, t + length)
+            t += length
+        ends[i] = t
+
+    blocks = [_training_block(programme, workstreams, runs, lines, offsets, ends, horizon)]
+    serving_block, served = _serving_block(programme, workstreams, runs, ends, horizon, owners)
+    blocks.append(serving_block)
+    blocks.append(_staff_block(programme, horizon))
+    frame = pd.concat([b for b in blocks if len(b)], ignore_index=True) if any(len(b) for b in blocks) else None
+    tag_keys = tuple(sorted({k for w in workstreams for k in w.tags} | {k for s in programme.staff for k in s.tags}))
+    if frame is None:
+        frame = pd.DataFrame(columns=[*FRAME_COLUMNS, "tags"])
+    beyond = sum(float(b.attrs.get("beyond", 0.0)) for b in blocks)
+    tags = frame.pop("tags")
+    for key in tag_keys:
+        frame[key] = [t.get(key, UNTAGGED) for t in tags]
+    trained = _trained_tokens(workstreams, runs, offsets, horizon)
+    months_tokens = pd.DataFrame({"month": np.arange(1, horizon + 1), "trained_tokens": trained, "served_tokens": served})
+    timeline = Timeline(programme, frame, tag_keys, beyond, months_tokens)
+    timeline.warnings = _warnings(timeline)
+    return timeline
+
+
+def _training_block(programme, workstreams, runs, lines, offsets, ends, horizon) -> pd.DataFrame:
+    lines = lines[lines["stage"] != "inference"]
+    profile, gpu_class = zip(*(profile_of(s, i) for s, i in zip(lines["stage"], lines["item"]))) if len(lines) else ((), ())
+    lines = lines.assign(profile=profile, gpu_hour_class=gpu_class)
+    lines = lines[(lines["profile"] != "programme_staff")]
+    keep = np.array([stage in workstreams[i].stages for i, stage in zip(lines["scenario"], lines["stage"])], bool)
+    lines = lines[keep] if len(lines) else lines
+    rows = []  # one instance per (line, cycle)
+    for i, w in enumerate(workstreams):
+        mine = lines[lines["scenario"] == i]
+        if not len(mine):
+            continue
+        retention, archive = float(runs[i].retention_months), float(runs[i].archive_months)
+        for k, t0 in enumerate(w.cycle_starts()):
+            start = np.array([t0 + offsets[i, s][0] for s in mine["stage"]])
+            end = np.array([t0 + offsets[i, s][1] for s in mine["stage"]])
+            p = mine["profile"].to_numpy()
+            a = np.select([p == "start", p == "release", p == "retention_from_end", p == "archive"],
+                          [np.full(len(p), t0), np.full(len(p), t0 + ends[i]), end, end + retention], start)
+            b = np.select([p == "start", p == "release", p == "retention_from_start", p == "retention_from_end",
+                           p == "archive"],
+                          [np.full(len(p), t0), np.full(len(p), t0 + ends[i]), start + retention, end + retention,
+                           end + retention + archive], end)
+            share = np.where((mine["category"].to_numpy() == "annotation") & (k > 0), w.reannotation_share, 1.0)
+            share = _redundancy_follows(mine, share)
+            counted = (mine["unit"].to_numpy() == "GPU-h") & (mine["gpu_hour_class"].to_numpy() != "none")
+            gpu_hours = np.where(counted, mine["quantity"].to_numpy(), 0.0) * share
+            rows.append(pd.DataFrame({"a": a, "b": b, "cost": mine["cost_usd"].to_numpy() * share,
+                                      "gpu_hours": gpu_hours, "workstream": w.name, "cycle": k + 1,
+                                      "stage": mine["stage"].to_numpy(), "category": mine["category"].to_numpy(),
+                                      "item": mine["item"].to_numpy(), "cost_type": mine["cost_type"].to_numpy(),
+                                      "gpu_hour_class": mine["gpu_hour_class"].to_numpy(),
+                                      "tags": [w.tags_for(k + 1)] * len(mine)}))
+    if not rows:
+        return pd.DataFrame()
+    inst = pd.concat(rows, ignore_index=True)
+    weights = _weights(inst["a"].to_numpy(), inst["b"].to_numpy(), horizon)
+    return _spread(inst, weights)
+
+
+def _redundancy_follows(lines: pd.DataFrame, share: np.ndarray) -> np.ndarray:
+    """A stage's redundancy line is a factor on its other lines: when a cycle buys only a share of its
+    annotation again, the redundancy shrinks with the lines it is a factor on."""
+    category, stage, cost = lines["category"].to_numpy(), lines["stage"].to_numpy(), lines["cost_usd"].to_numpy()
+    share = share.astype(float).copy()
+    for st in np.unique(stage[category == "redundancy"]):
+        others = (stage == st) & (category != "redundancy")
+        full = cost[others].sum()
+        if full > 0:
+            share[(stage == st) & (category == "redundancy")] = (cost[others] * share[others]).sum() / full
+    return share
+
+
+def _spread(inst: pd.DataFrame, weights: np.ndarray) -> pd.DataFrame:
+    """Tidy rows (instance x month) where the weight is non-zero; the cost left outside the horizon in attrs."""
+    cost = inst["cost"].to_numpy()
+    beyond = float((cost * np.clip(1.0 - weights.sum(axis=1), 0.0, None)).sum())
+    # a line of no cost and no GPU time in a month says nothing: left out
+    r, m = np.nonzero(weights * ((cost != 0) | (inst["gpu_hours"].to_numpy() != 0))[:, None])
+    out = inst.iloc[r].reset_index(drop=True).drop(columns=["a", "b", "cost"])
+    out.insert(0, "month", m + 1)
+    out["cost_usd"] = cost[r] * weights[r, m]
+    out["gpu_hours"] = inst["gpu_hours"].to_numpy()[r] * weights[r, m]
+    out = out[list(FRAME_COLUMNS) + ["tags"]]
+    out.attrs["beyond"] = beyond
+    return out
+
+
+def _serving_block(programme, workstreams, runs, ends, horizon, owners):
+    """Each released version's serving month by month: the newest live version carries (1 - legacy share) of
+    the month's traffic, older live ones share the rest, and every live version pays its minimum replicas."""
+    pairs, scenarios, served = [], [], np.zeros(horizon)
+    for i, w in enumerate(workstreams):
+        if not w.serve_months:
+            continue
+        releases = np.array(w.cycle_starts()) + ends[i]
+        first = releases[0]
+        tokens_per_request = runs[i].input_tokens_per_request + runs[i].output_tokens_per_request
+        for month in range(1, horizon + 1):
+            lo, hi = month - 1.0, float(month)
+            overlap = np.clip(np.minimum(releases + w.serve_months, hi) - np.maximum(releases, lo), 0, None)
+            live = np.nonzero(overlap > 1e-9)[0]
+            if not len(live):
+                continue
+            traffic = runs[i].requests_per_day * (1 + w.traffic_growth_per_month) ** max(0.0, lo - np.floor(first))
+            newest = live.max()
+            for k in live:
+                share = 1.0 if len(live) == 1 else ((1 - w.legacy_traffic_share) if k == newest
+                                                    else w.legacy_traffic_share / (len(live) - 1))
+                requests = traffic * share
+                pairs.append((i, k, month, float(overlap[k])))
+                scenarios.append(runs[i].replace(serving_months=1.0, requests_per_day=requests))
+                served[month - 1] += requests * tokens_per_request * DAYS_PER_MONTH * overlap[k]
+    if not scenarios:
+        return pd.DataFrame(), served
+    lines, _ = _price(scenarios, [owners[i] for i, *_ in pairs])
+    lines = lines[lines["stage"] == "inference"]
+    index = lines["scenario"].to_numpy()
+    pair = np.array([p[:3] for p in pairs])
+    fraction = np.array([p[3] for p in pairs])[index]
+    gpu_class = np.array([profile_of("inference", item)[1] for item in lines["item"]])
+    ws = pair[index, 0]
+    out = pd.DataFrame({"month": pair[index, 2], "workstream": [workstreams[i].name for i in ws],
+                        "cycle": pair[index, 1] + 1, "stage": "inference", "category": lines["category"].to_numpy(),
+                        "item": lines["item"].to_numpy(), "cost_type": lines["cost_type"].to_numpy(),
+                        "cost_usd": lines["cost_usd"].to_numpy() * fraction,
+                        "gpu_hours": np.where(lines["unit"].to_numpy() == "GPU-h", lines["quantity"].to_numpy(), 0.0) * fraction,
+                        "gpu_hour_class": gpu_class,
+                        "tags": [workstreams[i].tags_for(k + 1) for i, k in zip(ws, pair[index, 1])]})
+    return out[out["cost_usd"] != 0].reset_index(drop=True), served
+
+
+def _staff_block(programme, horizon) -> pd.DataFrame:
+    rows = []
+    for s in programme.staff:
+        for month in range(s.start_month, (s.end_month or horizon) + 1):
+            rows.append({"month": month, "workstream": s.name, "cycle": 0, "stage": "programme", "category": "staff",
+                         "item": "programme staff", "cost_type": "fixed", "cost_usd": s.fte * s.usd_per_month,
+                         "gpu_hours": 0.0, "gpu_hour_class": "none", "tags": dict(s.tags)})
+    return pd.DataFrame(rows)
+
+
+def _trained_tokens(workstreams: tuple[Workstream, ...], runs, offsets, horizon) -> np.ndarray:
+    """Tokens trained per month: pre-training tokens and fine-tuning tokens, spread over their stages."""
+    a, b, tokens = [], [], []
+    for i, w in enumerate(workstreams):
+        s = runs[i]
+        per_stage = {"pretrain": s.tokens, "sft": s.sft_examples * s.sft_tokens_per_example * s.sft_epochs,
+                     "preference": s.preference_pairs * s.preference_tokens_per_pair * s.reward_model_epochs}
+        for t0 in w.cycle_starts():
+            for stage, count in per_stage.items():
+                if stage in w.stages and count:
+                    a.append(t0 + offsets[i, stage][0])
+                    b.append(t0 + offsets[i, stage][1])
+                    tokens.append(count)
+    if not tokens:
+        return np.zeros(horizon)
+    return (np.array(tokens)[:, None] * _weights(np.array(a), np.array(b), horizon)).sum(axis=0)
+
+
+def _warnings(timeline: Timeline) -> list[str]:
+    out = []
+    alerts = timeline.alerts()
+    horizon = timeline.programme.horizon_months
+    for row in alerts[alerts["percent"] == 100.0].itertuples():
+        if row.month is not None and not pd.isna(row.month):
+            out.append(f"The {row.resource} budget ({row.budget_usd:,.0f} USD) is spent by month {int(row.month)} of "
+                       f"{horizon}; the plan reaches {row.spent_usd / row.budget_usd:.0%} of it by the horizon.")
+    if timeline.beyond_horizon_usd > 0.005 * max(timeline.total_cost_usd, 1.0):
+        out.append(f"{timeline.beyond_horizon_usd:,.0f} USD of storage and other commitments fall after month {horizon} "
+                   "(retention and archive tails) and are not in the total.")
+    return out
