@@ -9,16 +9,26 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import workbench
+from dataclasses import replace
+
+from workbench import hidden, timeline
 from workbench import programme as pg
-from workbench import timeline
 from workbench.programme import Programme, ProgrammeError, Staff, Workstream
 
 MONTH_DAYS = 365.25 / 12
 SMALL = {"params": 1e9, "tokens": 20e9, "n_gpus": 8, "gpu": "H100-SXM5-80GB", "staff_fte": 0}
 
 
+HIDDEN = ("data_processing", "debug", "security")
+
+
 def plan(*workstreams, horizon=24, base=SMALL, **kw):
     return Programme(name="test", horizon_months=horizon, workstreams=workstreams, base=base, **kw)
+
+
+def engine_lines(tl):
+    """The lines that come from the engine's estimate (not the programme's hidden costs)."""
+    return tl.lines[~tl.lines["category"].isin(HIDDEN)]
 
 
 def test_one_run_costs_what_its_estimate_costs():
@@ -26,11 +36,11 @@ def test_one_run_costs_what_its_estimate_costs():
     the single estimate's total (staff left to the programme)."""
     tl = timeline.evaluate(plan(Workstream(name="run")))
     single = workbench.estimate(workbench.Scenario(**SMALL))
-    assert tl.total_cost_usd + tl.beyond_horizon_usd == pytest.approx(single.total_cost_usd, rel=1e-9)
+    assert engine_lines(tl)["cost_usd"].sum() + tl.beyond_horizon_usd == pytest.approx(single.total_cost_usd, rel=1e-9)
     # retention (12 months) and archive (36) run past a 24-month horizon; a 60-month one holds everything
     long = timeline.evaluate(plan(Workstream(name="run"), horizon=60))
     assert long.beyond_horizon_usd == pytest.approx(0, abs=1e-6)
-    assert long.total_cost_usd == pytest.approx(single.total_cost_usd, rel=1e-9)
+    assert engine_lines(long)["cost_usd"].sum() == pytest.approx(single.total_cost_usd, rel=1e-9)
 
 
 def test_cycles_repeat_the_run_and_reannotation_scales_annotation_and_its_redundancy():
@@ -38,7 +48,7 @@ def test_cycles_repeat_the_run_and_reannotation_scales_annotation_and_its_redund
     est = workbench.estimate(s)
     by_stage = est.lines.groupby(["stage", "category"])["cost_usd"].sum()
     full = timeline.evaluate(plan(Workstream(name="ft", every_months=2, cycles=5), horizon=80))
-    assert full.total_cost_usd == pytest.approx(5 * est.total_cost_usd, rel=1e-9)
+    assert engine_lines(full)["cost_usd"].sum() == pytest.approx(5 * est.total_cost_usd, rel=1e-9)
     share = timeline.evaluate(plan(Workstream(name="ft", every_months=2, cycles=5, reannotation_share=0.25), horizon=80))
     annotation = est.lines.loc[est.lines["category"] == "annotation", "cost_usd"].sum()
     assert share.lines.loc[share.lines["category"] == "annotation", "cost_usd"].sum() == pytest.approx(
@@ -82,7 +92,8 @@ def test_serving_follows_traffic_and_each_live_version_pays_its_replicas():
     w = Workstream(name="ft", stages=("sft",), every_months=3, cycles=2, serve_months=5, traffic_growth_per_month=0.1,
                    legacy_traffic_share=0.2, changes={"requests_per_day": 100000, "min_replicas": 1})
     tl = timeline.evaluate(plan(w, horizon=12))
-    serving = tl.lines[tl.lines["stage"] == "inference"]
+    serving = engine_lines(tl)
+    serving = serving[serving["stage"] == "inference"]
     # months fully inside version 1's life, before version 2: that month's traffic, priced as one month of serving
     first = tl.lines[(tl.lines["cycle"] == 1) & (tl.lines["stage"] == "sft") & (tl.lines["category"] == "compute")]
     release = first["month"].max()
@@ -127,7 +138,7 @@ def test_attribution_sums_to_the_total_and_cycles_name_their_version():
 
 
 def test_kpis_by_hand_for_one_pretraining_run():
-    tl = timeline.evaluate(plan(Workstream(name="run", stages=("pretrain",)), horizon=3))
+    tl = timeline.evaluate(plan(Workstream(name="run", stages=("pretrain",), debug_gpus=0), horizon=3))
     lines = workbench.estimate(workbench.Scenario(**SMALL)).lines
     pre = lines[lines["stage"] == "pretrain"].set_index("item")["quantity"]
     productive = pre["accelerator time"]
@@ -136,11 +147,43 @@ def test_kpis_by_hand_for_one_pretraining_run():
     assert k.loc[1, "productive_gpu_hour_share"] == pytest.approx(productive / (productive + lost + pre["trial-and-error and ablation runs"]), rel=1e-9)
     assert k.loc[1, "trained_tokens"] == pytest.approx(20e9)
     training = tl.lines[(tl.lines["month"] == 1) & (tl.lines["stage"] == "pretrain")]["cost_usd"].sum()
+    engine = engine_lines(tl)
+    assert training > engine[(engine["month"] == 1) & (engine["stage"] == "pretrain")]["cost_usd"].sum()  # + cleaning
     assert k.loc[1, "usd_per_trained_token"] == pytest.approx(training / 20e9)
     assert np.isnan(k.loc[2, "usd_per_trained_token"])  # nothing trained in month 2
     assert np.isnan(k.loc[1, "usd_per_million_served_tokens"])
     fixed = tl.lines[(tl.lines["month"] == 1) & (tl.lines["cost_type"] == "fixed")]["cost_usd"].sum()
     assert k.loc[1, "fixed_share"] == pytest.approx(fixed / k.loc[1, "cost_usd"])
+
+
+def test_hidden_costs_by_hand():
+    """Data cleaning, debug environments, security and content filtering from data/programme_defaults.csv."""
+    d = hidden.defaults()
+    s = workbench.Scenario(**{**SMALL, "requests_per_day": 50000})
+    price = workbench.estimate(s).details["price_per_gpu_hour"]
+    w = Workstream(name="run", stages=("pretrain",), every_months=6, cycles=2, serve_months=2,
+                   changes={"requests_per_day": 50000}, data_in_other_region=True)
+    tl = timeline.evaluate(plan(w, horizon=12))
+    by_item = tl.lines.groupby("item")["cost_usd"].sum()
+    corpus = 20e9 * s.bytes_per_token
+    assert d["cleaning_survive_share"] == 0.1 and d["cleaning_core_hours_per_tb"] == 500
+    assert by_item["data cleaning and deduplication"] == pytest.approx(2 * corpus / 0.1 / 1e12 * 500 * d["cpu_usd_per_core_hour"])
+    assert by_item["corpus read across regions"] == pytest.approx(2 * corpus / 1e9 * s.cross_region_usd_per_gb)
+    # 8 GPUs x 40 sessions x (3 h + 1 h idle) a month, from the start month to the last cycle's end (month 7)
+    debug = tl.lines[tl.lines["category"] == "debug"]
+    assert sorted(debug["month"]) == list(range(1, 8))
+    assert debug["cost_usd"].iloc[0] == pytest.approx(8 * 40 * 4 * price)
+    assert tl.monthly("item")["security and compliance (identity, audit logs, masking)"].tolist() == [d["security_usd_per_month"]] * 12
+    tokens = s.input_tokens_per_request + s.output_tokens_per_request
+    records = np.ceil(tokens * 4 / 1000)
+    full_month = tl.lines[(tl.lines["item"] == "content filtering of prompts and responses") & (tl.lines["month"] == 2)]
+    assert full_month["cost_usd"].sum() == pytest.approx(50000 * MONTH_DAYS * records * 0.38 / 1000)
+    never = timeline.evaluate(plan(replace(w, debug_never_released=True), horizon=12))
+    assert never.lines[never.lines["category"] == "debug"]["cost_usd"].iloc[0] == pytest.approx(8 * 365.25 * 24 / 12 * price)
+    off = timeline.evaluate(plan(replace(w, debug_gpus=0), horizon=12, security_usd_per_month=0, content_filtering=False))
+    assert not off.lines["category"].isin(["debug", "security"]).any()
+    # debug GPU-hours are not training progress
+    assert tl.kpis().loc[3, "productive_gpu_hour_share"] == 0
 
 
 def test_every_engine_line_has_a_time_profile():

@@ -18,14 +18,16 @@ import tomllib
 from dataclasses import dataclass, field, fields as dataclass_fields, replace
 from pathlib import Path
 
+from . import hidden
 from .scenario import MAX_JSON_CHARS, Scenario, ScenarioError, excerpt
 
 SCHEMA_VERSION = 1
 TRAINING_STAGES = ("pretrain", "sft", "preference", "evaluation")
 # a resource's budget covers these cost categories: GPU time lost to failures or spent on experiments is compute
-RESOURCE_CATEGORIES = {"compute": ("compute", "failures", "experiments"), "storage": ("storage",),
+RESOURCE_CATEGORIES = {"compute": ("compute", "failures", "experiments", "debug"), "storage": ("storage",),
                        "network": ("network",), "annotation": ("annotation",), "logging": ("logging",),
-                       "staff": ("staff",), "power": ("power",), "redundancy": ("redundancy",)}
+                       "staff": ("staff",), "power": ("power",), "redundancy": ("redundancy",),
+                       "data_processing": ("data_processing",), "security": ("security",)}
 BUDGET_RESOURCES = ("total", *RESOURCE_CATEGORIES)
 MAX_MONTHS = 120
 MAX_WORKSTREAMS = 200
@@ -108,6 +110,13 @@ class Workstream:
     legacy_traffic_share: the share of traffic that stays on older live versions [fraction].
     tags: attribution keys (``team``, ``project``, ``model_version``, ``environment``, ...); ``{cycle}`` in a value
         becomes the cycle's number (``"v{cycle}"`` -> ``v1``, ``v2``, ...).
+
+    Hidden costs (None: the default of ``data/programme_defaults.csv``, with its source):
+    cleaning_survive_share, cleaning_core_hours_per_tb: raw text cleaned per pre-training cycle is the corpus over
+        the share that survives filtering and deduplication, at this CPU time per TB.
+    debug_gpus, debug_sessions_per_month, debug_session_hours, debug_auto_release_hours: development environments
+        held every month the workstream is active; ``debug_never_released``: held all month instead.
+    data_in_other_region: the corpus is read across regions once per pre-training cycle.
     """
 
     name: str
@@ -121,6 +130,19 @@ class Workstream:
     traffic_growth_per_month: float = 0.0
     legacy_traffic_share: float = 0.1
     tags: dict = field(default_factory=dict)
+    cleaning_survive_share: float | None = None
+    cleaning_core_hours_per_tb: float | None = None
+    debug_gpus: float | None = None
+    debug_sessions_per_month: float | None = None
+    debug_session_hours: float | None = None
+    debug_auto_release_hours: float | None = None
+    debug_never_released: bool = False
+    data_in_other_region: bool = False
+
+    def hidden(self, name: str) -> float:
+        """A hidden-cost setting: this workstream's, or the default of ``data/programme_defaults.csv``."""
+        value = getattr(self, name)
+        return hidden.defaults()[name] if value is None else value
 
     def scenario(self, base: Scenario) -> Scenario:
         return _scenario(f"workstream {self.name!r}", base, self.changes)
@@ -157,6 +179,8 @@ class Programme:
     staff: tuple = ()
     budgets: dict = field(default_factory=dict)
     alert_percents: tuple = (30.0, 50.0, 80.0)
+    security_usd_per_month: float | None = None  # None: data/programme_defaults.csv
+    content_filtering: bool = True
 
     def __post_init__(self):
         checked = _checked(self)
@@ -174,6 +198,7 @@ class Programme:
     def to_dict(self) -> dict:
         return {"schema_version": SCHEMA_VERSION, "name": self.name, "horizon_months": self.horizon_months,
                 "base": dict(self.base), "budgets": dict(self.budgets), "alert_percents": list(self.alert_percents),
+                "security_usd_per_month": self.security_usd_per_month, "content_filtering": self.content_filtering,
                 "staff": [{**_plain(s), "tags": dict(s.tags)} for s in self.staff],
                 "workstreams": [{**_plain(w), "stages": list(w.stages), "changes": dict(w.changes), "tags": dict(w.tags)}
                                 for w in self.workstreams]}
@@ -282,11 +307,29 @@ def _checked(p: Programme) -> Programme:
     if list(percents) != sorted(set(percents)):
         raise ProgrammeError(where, "alert_percents", list(percents), "is not in increasing order without repeats",
                              "e.g. [30, 50, 80]")
+    security = _optional(where, "security_usd_per_month", p.security_usd_per_month)
+    filtering = _flag(where, "content_filtering", p.content_filtering)
     out = object.__new__(Programme)
     for key, value in dict(name=name, horizon_months=horizon, workstreams=tuple(checked_ws), base=dict(p.base),
-                           staff=tuple(checked_staff), budgets=budgets, alert_percents=percents).items():
+                           staff=tuple(checked_staff), budgets=budgets, alert_percents=percents,
+                           security_usd_per_month=security, content_filtering=filtering).items():
         object.__setattr__(out, key, value)
     return out
+
+
+def _optional(where, name, value):
+    """A hidden-cost setting: None (the default), or a number within the range data/programme_defaults.csv gives."""
+    if value is None:
+        return None
+    low, high = hidden.ranges()[name]
+    return _number(where, name, value, low, high, allowed=f"{low:g} to {high:g}, or null for the default "
+                                                         f"({hidden.defaults()[name]:g})")
+
+
+def _flag(where, name, value) -> bool:
+    if not isinstance(value, bool):
+        raise ProgrammeError(where, name, value, "is not true or false", "true or false")
+    return value
 
 
 def _checked_workstream(w: Workstream, horizon: int, base_changes: dict) -> Workstream:
@@ -318,10 +361,15 @@ def _checked_workstream(w: Workstream, horizon: int, base_changes: dict) -> Work
                      allowed="-0.5 to 1.0 (a fraction per month: 0.1 = 10 % a month)")
     legacy = _number(where, "legacy_traffic_share", w.legacy_traffic_share, 0, 0.9)
     tags = _tags(where, w.tags)
+    hidden_settings = {name: _optional(where, name, getattr(w, name))
+                       for name in ("cleaning_survive_share", "cleaning_core_hours_per_tb", "debug_gpus",
+                                    "debug_sessions_per_month", "debug_session_hours", "debug_auto_release_hours")}
     checked = Workstream(name=name, changes=dict(w.changes) if isinstance(w.changes, dict) else w.changes,
                          stages=stages, start_month=start, every_months=every, cycles=cycles,
                          reannotation_share=share, serve_months=serve, traffic_growth_per_month=growth,
-                         legacy_traffic_share=legacy, tags=tags)
+                         legacy_traffic_share=legacy, tags=tags, **hidden_settings,
+                         debug_never_released=_flag(where, "debug_never_released", w.debug_never_released),
+                         data_in_other_region=_flag(where, "data_in_other_region", w.data_in_other_region))
     base = _scenario("programme", Scenario(), base_changes)
     scenario = checked.scenario(base)
     if scenario.serving_months:

@@ -2,7 +2,7 @@
 (with the file, row and column of the first problem) rather than half-way through a command or a page."""
 from __future__ import annotations
 
-from . import catalog, data, mfu, ownership, presets, prices, scaling, scenario, timeline, uncertainty
+from . import catalog, data, hidden, mfu, ownership, presets, prices, scaling, scenario, timeline, uncertainty
 
 
 def check_all() -> None:
@@ -20,3 +20,4 @@ def check_all() -> None:
     uncertainty.distributions()
     presets.presets()
     timeline.profiles()
+    hidden.table()

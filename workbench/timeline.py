@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from . import data
+from . import data, hidden
 from .estimate import estimate
 from .programme import RESOURCE_CATEGORIES, TRAINING_STAGES, Programme, ProgrammeError, Workstream
 from .scenario import Scenario, ScenarioError, fields
@@ -32,7 +32,7 @@ from .scenario import Scenario, ScenarioError, fields
 DAYS_PER_MONTH = 365.25 / 12
 PROFILES = ("run", "start", "release", "retention_from_start", "retention_from_end", "archive", "programme_staff",
             "serving")
-GPU_HOUR_CLASSES = ("productive", "lost", "experiments", "serving", "none")
+GPU_HOUR_CLASSES = ("productive", "lost", "experiments", "debug", "serving", "none")
 UNTAGGED = "(untagged)"
 FRAME_COLUMNS = ("month", "workstream", "cycle", "stage", "category", "item", "cost_type", "cost_usd", "gpu_hours",
                  "gpu_hour_class")
@@ -110,7 +110,8 @@ class Timeline:
 
     def kpis(self) -> pd.DataFrame:
         """Unit costs per month: USD per trained token, USD per million served tokens, the share of training
-        GPU-hours that trained a model (not lost to failures and checkpoints, nor spent on experiments), and
+        GPU-hours that trained a model (not lost to failures and checkpoints, nor spent on experiments or held
+        by debug environments), and
         the fixed share of the month's cost. ``NaN`` where a month has nothing to divide by."""
         months = pd.Index(range(1, self.programme.horizon_months + 1), name="month")
         lines = self.lines
@@ -121,7 +122,7 @@ class Timeline:
         training = per(lines["stage"].isin(TRAINING_STAGES))
         tokens = self.months_tokens.set_index("month").reindex(months, fill_value=0.0)
         productive, lost, experiments = gpu("productive"), gpu("lost"), gpu("experiments")
-        training_gpu = productive + lost + experiments
+        training_gpu = productive + lost + experiments + gpu("debug")
         with np.errstate(divide="ignore", invalid="ignore"):
             out = pd.DataFrame({
                 "cost_usd": total,
@@ -184,7 +185,8 @@ def _batches(scenarios: list[Scenario]) -> list[tuple[list[int], Scenario]]:
 def _price(scenarios: list[Scenario], owners: list[str]) -> tuple[pd.DataFrame, dict[str, np.ndarray]]:
     """Lines of every scenario (``scenario`` = its index in the list) and the figures it needs, in batches."""
     frames, figures = [], {}
-    wanted = ("pretrain_days_with_overheads", "sft_days", "preference_days", "evaluation_days")
+    wanted = ("pretrain_days_with_overheads", "sft_days", "preference_days", "evaluation_days", "price_per_gpu_hour",
+              "dataset_bytes")
     for name in wanted:
         figures[name] = np.zeros(len(scenarios))
     for indices, batch in _batches(scenarios):
@@ -244,6 +246,7 @@ def evaluate(programme: Programme) -> Timeline:
     serving_block, served = _serving_block(programme, workstreams, runs, ends, horizon, owners)
     blocks.append(serving_block)
     blocks.append(_staff_block(programme, horizon))
+    blocks.append(_hidden_block(programme, workstreams, runs, figures, offsets, ends, horizon))
     frame = pd.concat([b for b in blocks if len(b)], ignore_index=True) if any(len(b) for b in blocks) else None
     tag_keys = tuple(sorted({k for w in workstreams for k in w.tags} | {k for s in programme.staff for k in s.tags}))
     if frame is None:
@@ -337,6 +340,10 @@ def _serving_block(programme, workstreams, runs, ends, horizon, owners):
         releases = np.array(w.cycle_starts()) + ends[i]
         first = releases[0]
         tokens_per_request = runs[i].input_tokens_per_request + runs[i].output_tokens_per_request
+        d = hidden.defaults()
+        filter_usd = float(hidden.content_filter_usd(1.0, tokens_per_request, d["content_filter_usd_per_1000_records"],
+                                                     d["chars_per_record"], d["chars_per_token"])) \
+            if programme.content_filtering else 0.0
         for month in range(1, horizon + 1):
             lo, hi = month - 1.0, float(month)
             overlap = np.clip(np.minimum(releases + w.serve_months, hi) - np.maximum(releases, lo), 0, None)
@@ -349,7 +356,7 @@ def _serving_block(programme, workstreams, runs, ends, horizon, owners):
                 share = 1.0 if len(live) == 1 else ((1 - w.legacy_traffic_share) if k == newest
                                                     else w.legacy_traffic_share / (len(live) - 1))
                 requests = traffic * share
-                pairs.append((i, k, month, float(overlap[k])))
+                pairs.append((i, k, month, float(overlap[k]), requests * DAYS_PER_MONTH * overlap[k] * filter_usd))
                 scenarios.append(runs[i].replace(serving_months=1.0, requests_per_day=requests))
                 served[month - 1] += requests * tokens_per_request * DAYS_PER_MONTH * overlap[k]
     if not scenarios:
@@ -368,6 +375,12 @@ def _serving_block(programme, workstreams, runs, ends, horizon, owners):
                         "gpu_hours": np.where(lines["unit"].to_numpy() == "GPU-h", lines["quantity"].to_numpy(), 0.0) * fraction,
                         "gpu_hour_class": gpu_class,
                         "tags": [workstreams[i].tags_for(k + 1) for i, k in zip(ws, pair[index, 1])]})
+    filtering = pd.DataFrame({"month": pair[:, 2], "workstream": [workstreams[i].name for i in pair[:, 0]],
+                              "cycle": pair[:, 1] + 1, "stage": "inference", "category": "security",
+                              "item": "content filtering of prompts and responses", "cost_type": "elastic",
+                              "cost_usd": [p[4] for p in pairs], "gpu_hours": 0.0, "gpu_hour_class": "none",
+                              "tags": [workstreams[i].tags_for(k + 1) for i, k in pair[:, :2]]})
+    out = pd.concat([out, filtering], ignore_index=True)
     return out[out["cost_usd"] != 0].reset_index(drop=True), served
 
 
@@ -379,6 +392,58 @@ def _staff_block(programme, horizon) -> pd.DataFrame:
                          "item": "programme staff", "cost_type": "fixed", "cost_usd": s.fte * s.usd_per_month,
                          "gpu_hours": 0.0, "gpu_hour_class": "none", "tags": dict(s.tags)})
     return pd.DataFrame(rows)
+
+
+def _hidden_block(programme, workstreams, runs, figures, offsets, ends, horizon) -> pd.DataFrame:
+    """Data cleaning and cross-region reads per pre-training cycle, debug environments every active month,
+    security and compliance every month (see :mod:`workbench.hidden` and data/programme_defaults.csv)."""
+    d = hidden.defaults()
+    rows = []
+
+    def add(month, w, cycle, stage, category, item, cost_type, cost, gpu_hours=0.0, klass="none", tags=None):
+        if 1 <= month <= horizon and (cost or gpu_hours):
+            rows.append({"month": month, "workstream": w, "cycle": cycle, "stage": stage, "category": category,
+                         "item": item, "cost_type": cost_type, "cost_usd": float(cost), "gpu_hours": float(gpu_hours),
+                         "gpu_hour_class": klass, "tags": tags or {}})
+
+    beyond = 0.0
+    for i, w in enumerate(workstreams):
+        starts = w.cycle_starts()
+        if "pretrain" in w.stages:
+            raw = hidden.raw_bytes(figures["dataset_bytes"][i], w.hidden("cleaning_survive_share"))
+            core_hours = float(hidden.cleaning_core_hours(raw, w.hidden("cleaning_core_hours_per_tb")))
+            read_usd = float(hidden.cross_region_read_usd(figures["dataset_bytes"][i], runs[i].cross_region_usd_per_gb))
+            for k, t0 in enumerate(starts):
+                month = int(np.floor(t0)) + 1  # cleaned before the run starts
+                add(month, w.name, k + 1, "pretrain", "data_processing", "data cleaning and deduplication", "elastic",
+                    core_hours * d["cpu_usd_per_core_hour"], tags=w.tags_for(k + 1))
+                if w.data_in_other_region:
+                    a, b = t0 + offsets[i, "pretrain"][0], t0 + offsets[i, "pretrain"][1]
+                    weights = _weights(np.array([a]), np.array([b]), horizon)[0]
+                    beyond += read_usd * max(0.0, 1 - weights.sum())
+                    for m in np.nonzero(weights)[0]:
+                        add(m + 1, w.name, k + 1, "pretrain", "network", "corpus read across regions", "elastic",
+                            read_usd * weights[m], tags=w.tags_for(k + 1))
+        gpus = w.hidden("debug_gpus")
+        if gpus:
+            release = None if w.debug_never_released else w.hidden("debug_auto_release_hours")
+            held, _ = hidden.debug_gpu_hours(gpus, w.hidden("debug_sessions_per_month"), w.hidden("debug_session_hours"),
+                                             release)
+            last = max(int(np.ceil(starts[-1] + ends[i])), w.start_month)
+            cost_type = "fixed" if w.debug_never_released else "elastic"
+            for month in range(w.start_month, min(last, horizon) + 1):
+                cycle = sum(1 for t0 in starts if t0 < month)
+                add(month, w.name, max(cycle, 1), "development", "debug", "development and debug environments",
+                    cost_type, float(held) * figures["price_per_gpu_hour"][i], float(held), "debug",
+                    tags=w.tags_for(max(cycle, 1)))
+    security = programme.security_usd_per_month
+    security = d["security_usd_per_month"] if security is None else security
+    for month in range(1, horizon + 1):
+        add(month, "programme", 0, "programme", "security", "security and compliance (identity, audit logs, masking)",
+            "fixed", security)
+    out = pd.DataFrame(rows, columns=[*FRAME_COLUMNS, "tags"])
+    out.attrs["beyond"] = beyond
+    return out
 
 
 def _trained_tokens(workstreams: tuple[Workstream, ...], runs, offsets, horizon) -> np.ndarray:
