@@ -1,5 +1,7 @@
 """The served app's life cycle in a real browser: a closed page frees its kernel; very long URLs get a clear page."""
 import signal
+import subprocess
+import sys
 import time
 import urllib.error
 import urllib.request
@@ -7,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import start_voila, stop
+from conftest import ROOT, free_port, start_voila, stop
 from test_app_browser import TIMEOUT, open_app
 from test_load import kernel_pids
 
@@ -64,6 +66,34 @@ def test_ctrl_c_stops_the_app_at_once_without_a_traceback(tmp_path):
     assert "Traceback" not in log and "ERROR" not in log, log[-3000:]
     for pid in kernels:  # no kernel outlives the server
         assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text().lower()
+
+
+@pytest.mark.parametrize("after_s", [0.3, 1.0, "listening", "pool filling"])
+def test_ctrl_c_while_the_app_is_still_starting_ends_it_quietly(tmp_path, after_s):
+    # a Ctrl-C during Voilà's imports printed an import traceback; one while the pool was filling, a 404
+    # "Kernel does not exist" traceback from the server's stop
+    log_path = tmp_path / "serve.log"
+    with open(log_path, "w") as log:
+        process = subprocess.Popen([sys.executable, "-m", "workbench.serve", str(ROOT / "notebooks" / "planner.ipynb"),
+                                    "--no-browser", f"--port={free_port()}", "--Voila.ip=127.0.0.1"],
+                                   cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+                                   preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        if isinstance(after_s, float):
+            time.sleep(after_s)
+        else:
+            mark = "is running at" if after_s == "listening" else "Kernel started"
+            deadline = time.time() + 60
+            while mark not in log_path.read_text() and time.time() < deadline:
+                time.sleep(0.05)
+        process.send_signal(signal.SIGINT)
+        code = process.wait(timeout=30)
+    finally:
+        stop(process)
+    text = log_path.read_text()
+    # ended by the Ctrl-C, whichever way the interpreter reports it: 0 (Voilà's own stop), 130 (ours), or
+    # killed by SIGINT (Python re-raises it on exit when a KeyboardInterrupt reached the asyncio loop)
+    assert code in (0, 130, -signal.SIGINT) and "Traceback" not in text, text[-3000:]
 
 
 def test_a_link_too_long_gets_a_page_that_says_so(voila_url):

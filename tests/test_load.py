@@ -36,6 +36,16 @@ new MutationObserver((_, observer) => {
 """
 
 
+def _without_culler_start_race(log):
+    """The log less jupyter_server's culler tripping over a kernel still starting: the culler reads
+    ``last_activity`` before the start sets it, logs the traceback, skips that kernel for one pass and carries
+    on (caught in ``cull_kernels``; the same race as jupyter/notebook#5345). No page is affected by it."""
+    block = re.compile(r"^\[[^\]\n]*\] The following exception was encountered while checking the idle duration"
+                       r" of kernel \S+: The 'last_activity' trait[^\n]*\n"
+                       r"(?:.*?\n)*?traitlets\.traitlets\.TraitError: The 'last_activity' trait[^\n]*\n", re.M)
+    return block.sub("", log)
+
+
 def run_sessions(browser, log_path, sessions, arrival_seconds=ARRIVAL_SECONDS, render_timeout_s=600):
     """``sessions`` users open the planner ``arrival_seconds`` apart and stay; every page must render its own
     scenario, then all close and their kernels must be freed. Returns the figures (seconds, MB)."""
@@ -87,7 +97,7 @@ def run_sessions(browser, log_path, sessions, arrival_seconds=ARRIVAL_SECONDS, r
             context.close()
         stop(process)
     assert not re.search(r"\b50\d\b.*(GET|POST)|(GET|POST).*\b50\d\b", log), "server errors in the Voilà log"
-    assert "Traceback" not in log
+    assert "Traceback" not in _without_culler_start_race(log)
     return figures
 
 

@@ -6,14 +6,48 @@
 
 See the README for a tour of the modules and where each default comes from.
 """
-from .catalog import UnknownGpuError, gpu_ids, resolve_gpu
-from .data import DataFileError
-from .estimate import Estimate, estimate
-from .scenario import SCHEMA_VERSION, Scenario, ScenarioError
-from .sensitivity import sensitivity
-from .uncertainty import monte_carlo
-from . import budget
+import importlib
+import sys
+import types
 
-__all__ = ["Scenario", "ScenarioError", "estimate", "Estimate", "sensitivity", "monte_carlo", "budget", "SCHEMA_VERSION",
-           "resolve_gpu", "gpu_ids", "UnknownGpuError", "DataFileError"]
+#: What ``workbench.X`` gives, and the module it comes from. Imported on first use (PEP 562), so that a
+#: process that needs one module (the Voilà server imports only ``workbench.serve``) does not load pandas and
+#: the whole engine first, and a Ctrl-C while it starts ends it quietly.
+_EXPORTS = {
+    "Scenario": "scenario", "ScenarioError": "scenario", "SCHEMA_VERSION": "scenario",
+    "estimate": "estimate", "Estimate": "estimate", "sensitivity": "sensitivity", "monte_carlo": "uncertainty",
+    "resolve_gpu": "catalog", "gpu_ids": "catalog", "UnknownGpuError": "catalog", "DataFileError": "data",
+    "Programme": "programme", "ProgrammeError": "programme",
+}
+
+__all__ = [*_EXPORTS, "budget"]
 __version__ = "0.1.0"
+
+
+def __getattr__(name):
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+    else:
+        try:
+            value = importlib.import_module(f".{name}", __name__)
+        except ModuleNotFoundError as error:
+            if error.name != f"{__name__}.{name}":
+                raise
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted([*globals(), *_EXPORTS])
+
+
+class _Package(types.ModuleType):
+    def __setattr__(self, name, value):
+        # importing the submodule workbench.estimate (or .sensitivity) must not hide the function of that name
+        if name in _EXPORTS and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

@@ -10,6 +10,11 @@ from __future__ import annotations
 
 import html
 import shutil
+import signal
+import sys
+
+if __name__ == "__main__":  # a Ctrl-C while Voilà is still being imported ends quietly, not in an import traceback
+    signal.signal(signal.SIGINT, lambda *_: sys.exit(130))
 
 from jupyter_core.utils import run_sync
 from tornado.routing import Matcher, Rule
@@ -70,10 +75,25 @@ class PlannerServer(Voila):
         # shutdown request reaches a kernel still running a page's notebook, which then prints a ZMQ
         # traceback on the console of whoever pressed Ctrl-C.
         shutil.rmtree(self.connection_dir, ignore_errors=True)
-        run_sync(self.kernel_manager.shutdown_all)(now=True)
+        try:
+            run_sync(self.kernel_manager.shutdown_all)(now=True)
+        except Exception as error:  # noqa: BLE001 - a pooled kernel still starting is unknown to it yet (404)
+            self.log.info("stopping the kernels one by one (%s)", error)
+            for kernel_id in list(self.kernel_manager.list_kernel_ids()):
+                try:
+                    run_sync(self.kernel_manager.shutdown_kernel)(kernel_id, now=True)
+                except Exception:  # noqa: BLE001 - gone already; a kernel left over stops with its parent
+                    pass
 
 
-main = PlannerServer.launch_instance
+def main(argv=None):
+    """Serve until Ctrl-C; a Ctrl-C while the server is still starting ends it as quietly (exit status 130)."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # from here on, Voilà's own Ctrl-C handling
+    try:
+        PlannerServer.launch_instance(argv)
+    except KeyboardInterrupt:
+        print("\nstopped", file=sys.stderr)
+        raise SystemExit(130) from None
 
 if __name__ == "__main__":
     main()
