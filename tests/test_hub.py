@@ -73,7 +73,20 @@ def load_config(monkeypatch, tmp_path, settings):
     ({"WORKBENCH_HUB_CULL_EVERY": "0"}, "WORKBENCH_HUB_CULL_EVERY=0 is out of range (allowed 1 to 86400 s)"),
     ({"WORKBENCH_HUB_PORT": "99999"}, "WORKBENCH_HUB_PORT='99999' is not a TCP port (allowed 1 to 65535)"),
     ({"WORKBENCH_HUB_PROXY_API_PORT": "-1"}, "WORKBENCH_HUB_PROXY_API_PORT='-1' is not a TCP port"),
-    ({"WORKBENCH_HUB_IP": "0.0.0.0/8"}, "WORKBENCH_HUB_IP='0.0.0.0/8' is not an address or host name"),
+    ({"WORKBENCH_HUB_IP": "0.0.0.0/8"}, "WORKBENCH_HUB_IP='0.0.0.0/8' is not an IP address or host name"),
+    ({"WORKBENCH_HUB_PORT": "²"}, "WORKBENCH_HUB_PORT='²' is not a TCP port"),
+    ({"WORKBENCH_HUB_INTERNAL_PORT": "٨٠٨٢"}, "WORKBENCH_HUB_INTERNAL_PORT='٨٠٨٢' is not a TCP port"),
+    ({"WORKBENCH_HUB_PORT": "9" * 5000}, "WORKBENCH_HUB_PORT='" + "9" * 40 + "…' is not a TCP port"),
+    ({"WORKBENCH_HUB_CULL_TIMEOUT": "1_000"}, "WORKBENCH_HUB_CULL_TIMEOUT='1_000' is not a whole number"),
+    ({"WORKBENCH_HUB_IP": "host:9000"}, "WORKBENCH_HUB_IP='host:9000' is not an IP address or host name"),
+    ({"WORKBENCH_HUB_IP": "999.999.999.999"}, "WORKBENCH_HUB_IP='999.999.999.999' is not an IP address"),
+    ({"WORKBENCH_HUB_IP": "[::1"}, "WORKBENCH_HUB_IP='[::1' is not an IP address"),
+    ({"WORKBENCH_HUB_IP": "%41"}, "WORKBENCH_HUB_IP='%41' is not an IP address"),
+    ({"WORKBENCH_HUB_IP": "-"}, "WORKBENCH_HUB_IP='-' is not an IP address"),
+    ({"WORKBENCH_HUB_PASSWORD": "planning\npassword"}, "holds a control or invisible character"),
+    ({"WORKBENCH_HUB_PASSWORD": "planning\u200bpassword"}, "holds a control or invisible character"),
+    ({"WORKBENCH_HUB_INTERNAL_PORT": "8000"}, "WORKBENCH_HUB_PORT=8000 is also the port of WORKBENCH_HUB_INTERNAL_PORT"),
+    ({"WORKBENCH_HUB_PROXY_API_PORT": "8081"}, "is also the port of WORKBENCH_HUB_PROXY_API_PORT"),
 ])
 def test_a_bad_hub_setting_is_refused_with_a_message_naming_it(monkeypatch, tmp_path, capsys, settings, message):
     with pytest.raises(SystemExit) as stop:
@@ -92,6 +105,13 @@ def test_good_hub_settings_reach_the_hub_and_the_culler(monkeypatch, tmp_path):
     assert "--timeout=900" in config.JupyterHub.services[0]["command"]
     assert "--cull-every=300" in config.JupyterHub.services[0]["command"]
     assert (tmp_path / "state").is_dir()
+
+
+@pytest.mark.parametrize("given, bound", [("::1", "[::1]"), ("[::1]", "[::1]"), ("planner.example.org", "planner.example.org"),
+                                          ("localhost", "localhost"), (" 10.0.0.5 ", "10.0.0.5")])
+def test_hub_addresses_are_written_as_a_url_takes_them(monkeypatch, tmp_path, given, bound):
+    config = load_config(monkeypatch, tmp_path, {"WORKBENCH_HUB_PASSWORD": PASSWORD, "WORKBENCH_HUB_IP": given})
+    assert config.JupyterHub.bind_url == f"http://{bound}:8000"
 
 
 def test_the_hub_without_a_password_stops_at_once_with_a_message(tmp_path):

@@ -20,7 +20,9 @@ The spawner is SimpleLocalProcessSpawner: every user's server runs as the hub's 
 for a trusted team on one machine, not for isolation; for larger teams see the Zero to JupyterHub values in
 binder/jupyterhub/z2jh-values.yaml.
 """
+import ipaddress
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -35,13 +37,18 @@ def _fail(message):
     raise SystemExit(2)
 
 
+def _shown(raw):
+    """A setting as it is echoed in a message: quoted, and cut short if it is long."""
+    return repr(raw if len(raw) <= 40 else raw[:40] + "…")
+
+
 def _seconds(name, default, low, high):
     """An integer setting from the environment [s], checked against its allowed range."""
     raw = os.environ.get(name, "").strip() or str(default)
-    try:
-        value = int(raw)
-    except ValueError:
-        _fail(f"{name}={raw!r} is not a whole number of seconds (allowed {low} to {high})")
+    # ASCII digits only: int() also takes '1_000', '٣٠٠' and '²'-like forms that nobody means as a timeout
+    if not re.fullmatch(r"[0-9]{1,9}", raw):
+        _fail(f"{name}={_shown(raw)} is not a whole number of seconds (allowed {low} to {high})")
+    value = int(raw)
     if not low <= value <= high:
         _fail(f"{name}={value} is out of range (allowed {low} to {high} s)")
     return value
@@ -51,25 +58,56 @@ def _port(name, default=None):
     raw = os.environ.get(name, "").strip()
     if not raw:
         return default
-    if not raw.isdigit() or not 1 <= int(raw) <= 65535:
-        _fail(f"{name}={raw!r} is not a TCP port (allowed 1 to 65535)")
+    if not re.fullmatch(r"[0-9]{1,5}", raw) or not 1 <= int(raw) <= 65535:
+        _fail(f"{name}={_shown(raw)} is not a TCP port (allowed 1 to 65535)")
     return int(raw)
+
+
+_HOST_LABEL = re.compile(r"[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?")
+
+
+def _bind_host(name, default):
+    """The address users connect to, as it goes into a URL: an IPv4 or IPv6 address (bracketed) or a host
+    name (RFC 1123 labels). Anything else (a port, a path, '999.999.999.999') is refused here rather than
+    crashing the hub or its proxy later."""
+    raw = os.environ.get(name, "").strip() or default
+    bare = raw[1:-1] if raw.startswith("[") and raw.endswith("]") else raw
+    try:
+        address = ipaddress.ip_address(bare)
+    except ValueError:
+        address = None
+    if address is not None:
+        return f"[{address}]" if address.version == 6 else str(address)
+    labels = raw.split(".")
+    if (len(raw) <= 253 and not re.fullmatch(r"[0-9.]+", raw)
+            and all(_HOST_LABEL.fullmatch(label) for label in labels)):
+        return raw
+    _fail(f"{name}={_shown(raw)} is not an IP address or host name "
+          "(for example 127.0.0.1, 0.0.0.0, ::1 or planner.example.org; no port: set WORKBENCH_HUB_PORT)")
 
 
 PASSWORD = os.environ.get("WORKBENCH_HUB_PASSWORD", "")
 if len(PASSWORD) < 8 or PASSWORD.strip() != PASSWORD:
     _fail("WORKBENCH_HUB_PASSWORD must be set to the shared password: 8 characters or more, "
           "no leading or trailing spaces")
-IP = os.environ.get("WORKBENCH_HUB_IP", "").strip() or "127.0.0.1"
-if any(ch.isspace() or ch in "/?#@" for ch in IP):
-    _fail(f"WORKBENCH_HUB_IP={IP!r} is not an address or host name (for example 127.0.0.1 or 0.0.0.0)")
+if not PASSWORD.isprintable():  # a new line or an invisible character cannot be typed at the login page
+    _fail("WORKBENCH_HUB_PASSWORD holds a control or invisible character (a new line, a zero-width space, ...): "
+          "use visible characters only")
+IP = _bind_host("WORKBENCH_HUB_IP", "127.0.0.1")
 PORT = _port("WORKBENCH_HUB_PORT", 8000)
 INTERNAL_PORT = _port("WORKBENCH_HUB_INTERNAL_PORT")  # JupyterHub's default: 8081
 PROXY_API_PORT = _port("WORKBENCH_HUB_PROXY_API_PORT")  # JupyterHub's default: 8001
+_ports = {"WORKBENCH_HUB_PORT": PORT, "WORKBENCH_HUB_INTERNAL_PORT": INTERNAL_PORT or 8081,
+          "WORKBENCH_HUB_PROXY_API_PORT": PROXY_API_PORT or 8001}
+for _name, _value in _ports.items():
+    _same = [other for other, value in _ports.items() if value == _value and other != _name]
+    if _same:
+        _fail(f"{_name}={_value} is also the port of {_same[0]} (defaults: 8000, 8081 and 8001): "
+              "the hub needs three different ports")
 ACTIVITY_SECONDS = _seconds("WORKBENCH_HUB_ACTIVITY_INTERVAL", 300, 1, 86_400)
 CULL_TIMEOUT_SECONDS = _seconds("WORKBENCH_HUB_CULL_TIMEOUT", 3600, 1, 30 * 86_400)
 CULL_EVERY_SECONDS = _seconds("WORKBENCH_HUB_CULL_EVERY", 300, 1, 86_400)
-STATE = Path(os.environ.get("WORKBENCH_HUB_STATE", "").strip() or Path.cwd()).resolve()
+STATE = Path(os.environ.get("WORKBENCH_HUB_STATE", "").strip() or Path.cwd()).expanduser().resolve()
 try:
     STATE.mkdir(parents=True, exist_ok=True)  # a fresh machine has no state folder yet
 except OSError as error:
