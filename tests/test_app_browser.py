@@ -108,6 +108,10 @@ def test_out_of_range_value_shows_message_and_keeps_state(page, voila_url):
     message.wait_for(timeout=TIMEOUT)
     assert "params=-5.0: is out of range; allowed: a number from 1e+06 to 1e+13 [parameters]" in message.inner_text()
     assert total(page) == before
+    # the figures of the last valid inputs are greyed where the user sees them, the charts included
+    page.wait_for_function("getComputedStyle(document.querySelector('.wb-charts').closest('.wb-stale')"
+                           " || document.body).opacity < 0.6", timeout=TIMEOUT)
+    assert "correct Parameters to update them" in page.inner_text(".wb-planner")
     type_into(page, "seq_len", "4096.5")
     field(page, "seq_len").locator(".wb-error").wait_for(timeout=TIMEOUT)
     assert "not a whole number" in field(page, "seq_len").inner_text()
@@ -117,6 +121,9 @@ def test_out_of_range_value_shows_message_and_keeps_state(page, voila_url):
                            timeout=TIMEOUT)
     assert field(page, "params").locator(".wb-error").count() == 0
     assert "not a whole number" in field(page, "seq_len").inner_text()  # still shown: the box still holds it
+    assert "correct Sequence length to update them" in page.inner_text(".wb-planner")
+    type_into(page, "seq_len", "8192")
+    page.wait_for_function("!document.querySelector('.wb-charts').closest('.wb-stale')", timeout=TIMEOUT)
     assert "Traceback" not in page.content()
 
 

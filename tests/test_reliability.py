@@ -403,7 +403,23 @@ def test_integer_fields_cannot_be_sampled(data_copy):
 
 def test_a_catalog_gap_in_a_link_drops_only_its_key():
     values, _, errors = workbench.ui.parse_app_query("params=70B&gpu=MI300X&tokens=3T")
-    assert values == {"params": 7e10, "tokens": 3e12} and "no price on record for MI300X" in errors[0]
+    assert values == {"params": 7e10, "tokens": 3e12} and "gpu=MI300X cannot be priced as linked" in errors[0]
+
+
+@pytest.mark.parametrize("query, kept", [
+    ("gpu=V100-SXM2-32GB&precision=fp8", {"precision": "fp8"}),  # fp8 was the link's: fine on the default GPU
+    ("gpu=V100-SXM2-32GB", {}),  # the fp16 fallback was only for the V100: undone with it
+    ("gpu=L40S&tokens=3T", {"tokens": 3e12}),
+])
+def test_a_link_to_a_gpu_without_a_price_says_the_gpu_was_left_at_the_default(query, kept):
+    values, _, errors = workbench.ui.parse_app_query(query)
+    gpu = query.split("&")[0].split("=")[1]
+    assert values == kept
+    assert errors == [f"gpu={gpu} cannot be priced as linked (no price on record for {gpu}; set price_per_gpu_hour), "
+                      f"so the link opens on the default accelerator, H100-SXM5-80GB: add price_per_gpu_hour=... to "
+                      f"the link to plan on {gpu}"]
+    zh = workbench.ui.parse_app_query(query + "&lang=zh")[2]
+    assert len(zh) == 1 and "链接以默认加速卡 H100-SXM5-80GB 打开" in zh[0] and "median" not in zh[0]
 
 
 def test_a_link_to_a_gpu_without_the_precision_keeps_the_gpu_at_one_it_has():
@@ -414,13 +430,28 @@ def test_a_link_to_a_gpu_without_the_precision_keeps_the_gpu_at_one_it_has():
                       "(used instead: fp16)"]
     assert estimate(Scenario(**values)).scenario.precision == "fp16"
     _, _, chinese = workbench.ui.parse_app_query("gpu=V100&price_per_gpu_hour=1.5&lang=zh")
-    assert chinese == ["精度（precision） = 'bf16'：目录中没有 V100-SXM2-32GB 的 bf16 峰值算力；允许：fp16 (改用: fp16)"]
+    assert chinese == ["精度（precision） = 'bf16'：目录中没有 V100-SXM2-32GB 的 bf16 峰值算力；允许：fp16（改用：fp16）"]
+
+
+@pytest.mark.parametrize("query, options, message", [
+    ("lang=zh&lang=en", {"lang": "zh", "currency": "USD"}, "lang = 'en'：在链接中出现了两次；允许：只给一次；使用第一个值（'zh'）"),
+    ("currency=CNY&currency=USD", {"lang": "en", "currency": "CNY"},
+     "currency='USD': is given twice in the URL; allowed: one value; the first ('CNY') is used"),
+    ("lang=fr", {"lang": "en", "currency": "USD"},
+     "lang='fr': is not a language of the app; allowed: en or zh (English is used)"),
+    ("LANG=zh", {"lang": "en", "currency": "USD"}, "LANG='zh': unknown field; did you mean 'lang'?"),
+    ("Currency=CNY", {"lang": "en", "currency": "USD"}, "Currency='CNY': unknown field; did you mean 'currency'?"),
+])
+def test_the_apps_own_link_keys_are_checked_like_scenario_fields(query, options, message):
+    values, got_options, errors = workbench.ui.parse_app_query(query)
+    assert values == {} and got_options == options
+    assert len(errors) == 1 and errors[0].startswith(message)
 
 
 def test_link_messages_follow_the_language_wherever_it_stands():
     for query in ("currency=XYZ&lang=zh", "lang=zh&currency=XYZ"):
         _, options, errors = workbench.ui.parse_app_query(query)
-        assert options == {"lang": "zh", "currency": "USD"} and errors == ["currency='XYZ': 允许: USD, CNY"]
+        assert options == {"lang": "zh", "currency": "USD"} and errors == ["currency = 'XYZ'：不是本应用支持的货币；允许：USD, CNY（使用 USD）"]
 
 
 def test_a_missing_price_lists_the_providers_that_have_one():

@@ -231,6 +231,23 @@ def test_figures_of_the_last_valid_inputs_are_marked_while_a_value_is_refused():
     assert "wb-stale" not in p.chart._dom_classes and p.est.scenario.params == 13e9
 
 
+def test_a_refused_value_stays_named_after_other_changes_and_in_another_language():
+    p = Planner()
+    p.controls["params"].text.value = "abc"
+    p.controls["tokens"].text.value = "3T"  # a valid change elsewhere is applied ...
+    assert p.est.scenario.tokens == 3e12
+    assert "wb-stale" in p.figures._dom_classes  # ... but the refused value still holds the figures back
+    assert "correct Parameters to update them" in p.banner.value
+    p.png_links.value = "<a>old.png</a>"
+    p.controls["tokens"].text.value = "4T"
+    assert p.png_links.value == ""  # PNGs exported before a change are not offered as the new figures
+    p.language.value = "zh"
+    assert "请更正“参数量”以更新" in p.banner.value and "Parameters" not in p.banner.value
+    assert "abc" in p.controls["params"].message.value and "allowed" not in p.controls["params"].message.value
+    p.controls["params"].text.value = "13B"
+    assert p.banner.value == "" and "wb-stale" not in p.figures._dom_classes
+
+
 def test_a_comparison_says_what_a_and_b_are_and_what_changed():
     p = Planner()
     p._pin(None)
@@ -240,3 +257,12 @@ def test_a_comparison_says_what_a_and_b_are_and_what_changed():
     assert "Changed: Parameters 7B → 13B; Pricing mode on-demand → spot (interruptible)" in p.compare_table.value
     p.language.value = "zh"
     assert "改动： 参数量 7B → 13B; 计价方式 按需 → 竞价（可被中断）" in p.compare_table.value
+
+
+def test_ab_differences_show_enough_digits_to_differ_and_an_empty_name_as_none():
+    from workbench.views import scenario_differences
+    assert scenario_differences(Scenario(tokens=2e12), Scenario(tokens=2.0004e12)) == [
+        ("Training tokens", "2T", "2.0004T")]
+    assert scenario_differences(Scenario(mfu=0.4), Scenario(mfu=0.40000001)) == [("MFU", "0.4", "0.40000001")]
+    assert scenario_differences(Scenario(name="a"), Scenario()) == [("Scenario name", "a", "—")]
+    assert scenario_differences(Scenario(), Scenario(mfu=0.3)) == [("MFU", "auto", "0.3")]

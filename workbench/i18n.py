@@ -76,8 +76,13 @@ TEXT = {
     "used_instead": ("used instead", "改用"),
     "compare_what": ("A: the pinned scenario; B: the current inputs. Changed:", "A：固定的方案；B：当前输入。改动："),
     "compare_same": ("nothing yet (change an input)", "暂无（请修改输入）"),
-    "stale": ("The figures are for the last valid inputs (greyed): correct {field} to update them",
-              "图表与数字对应上一次有效的输入（已变灰）：请更正“{field}”以更新"),
+    "gpu_left_default": ("gpu={gpu} cannot be priced as linked ({reason}), so the link opens on the default "
+                         "accelerator, {default}: add price_per_gpu_hour=... to the link to plan on {gpu}",
+                         "gpu={gpu} 无法按链接计价（{reason}），因此链接以默认加速卡 {default} 打开："
+                         "在链接中加入 price_per_gpu_hour=... 即可按 {gpu} 规划"),
+    "stale": ("The figures, the link and the downloads are for the last valid inputs (greyed): correct {field} "
+              "to update them",
+              "图表、数字、链接与下载内容对应上一次有效的输入（已变灰）：请更正“{field}”以更新"),
     "internal_error": ("This scenario could not be computed, so the page still shows the last one that could. "
                        "The details are in the server's log; please report the scenario.",
                        "无法计算该方案，页面仍显示上一个可计算的方案。详情见服务器日志，请反馈该方案。"),
@@ -94,7 +99,7 @@ PROBLEMS_ZH = {
     "is empty": "为空", "contains control or unassigned characters": "含有控制字符或未分配的字符",
     "is not one of the allowed values": "不是允许的取值", "is not a list of numbers": "不是数字列表",
     "must be a scalar or a non-empty 1-d array": "必须是单个值或非空的一维数组",
-    "is given twice in the URL": "在链接中出现了两次", "is given twice in the file": "在文件中出现了两次",
+    "is given twice in the URL": "在链接中出现了两次", "is not a currency of the app": "不是本应用支持的货币", "is given twice in the file": "在文件中出现了两次",
     "is not supported by this version of the workbench": "本版本不支持",
     "is not a JSON object": "不是 JSON 对象", "is nested too deeply": "嵌套层数过多",
     "holds several values; this loads one scenario": "包含多个取值；此处只能载入一个方案",

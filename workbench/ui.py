@@ -14,6 +14,7 @@ import json
 import logging
 import math
 import os
+import re
 import time
 from urllib.parse import parse_qsl, urlencode
 
@@ -29,7 +30,7 @@ from . import catalog, charts, prices, views
 from .views import format_quantity
 from .estimate import estimate
 from .data import DataFileError
-from .i18n import CHOICE_LABELS, choice_label, t
+from .i18n import CHOICE_LABELS, choice_label, problem_zh, t
 from .downloads import Downloads
 from .livechart import LiveChart
 from .presets import presets
@@ -188,6 +189,7 @@ class FieldControl:
         self.field, self.on_change, self.on_reject, self.lang = field, on_change, on_reject, lang
         self._syncing = False
         self.rejected = False  # the text box holds a value that failed validation (its message stays)
+        self.error = None  # ...and the ScenarioError that refused it, to say again in another language
         shared = shared or SharedModels()
         html_style = shared.style(HTMLStyle)
         self.label = w.HTML(layout=shared.layout(width="165px"), style=html_style)
@@ -245,6 +247,8 @@ class FieldControl:
         unit = t(f.unit, lang) if f.unit else ""
         self.label.value = f"<b>{html.escape(label)}</b>" + (f" <span class='wb-unit'>[{html.escape(unit)}]</span>" if unit else "")
         self.help.value = html.escape(f.help_zh if lang == "zh" else f.help)
+        if self.rejected and self.error is not None:
+            self.set_error(self.error.message(lang))
         if self.auto is not None:
             self.auto.description = t("auto", lang)
             self.auto.tooltip = t("auto_hint", lang)
@@ -300,7 +304,7 @@ class FieldControl:
 
     # -- events ---------------------------------------------------------------------------------------
     def _emit(self, value):
-        self.rejected = False
+        self.rejected, self.error = False, None
         self.set_error("")
         self.on_change(self.field.name, value)
 
@@ -329,7 +333,7 @@ class FieldControl:
         try:
             value = check_field(self.field.name, change["new"])
         except ScenarioError as error:
-            self.rejected = True
+            self.rejected, self.error = True, error
             self.set_error(error.message(self.lang))
             if self.on_reject is not None:
                 self.on_reject(self.field.name)
@@ -363,32 +367,58 @@ def parse_app_query(query: str):
     """
     options, errors = {"lang": "en", "currency": "USD"}, []
     pairs = parse_qsl(str(query or "").lstrip("?"), keep_blank_values=True)
-    for key, value in pairs:  # the language first: every message below is in it, wherever `lang` stands
-        if key == "lang":
-            options["lang"] = "zh" if value.lower().startswith("zh") else "en"
+    given = {key: [value for k, value in pairs if k == key] for key in APP_PARAMS}
+    if given["lang"]:  # the language first: every message below is in it, wherever `lang` stands
+        options["lang"] = "zh" if given["lang"][0].strip().lower().startswith("zh") else "en"
     lang = options["lang"]
-    for key, value in pairs:
-        if key == "currency" and value.strip().upper() in CURRENCIES:
+    for key in APP_PARAMS:
+        if len(given[key]) > 1:  # as for scenario fields: say so rather than let one of them win unseen
+            errors.append(ScenarioError(key, given[key][1], "is given twice in the URL", f"one value; the first "
+                                        f"({excerpt(given[key][0])}) is used",
+                                        f"只给一次；使用第一个值（{excerpt(given[key][0])}）").message(lang))
+    if given["lang"] and not re.fullmatch(r"(en|zh)([-_].*)?", given["lang"][0].strip().lower()):
+        errors.append(ScenarioError("lang", given["lang"][0], "is not a language of the app",
+                                    "en or zh (English is used)", "en 或 zh（使用英文）").message(lang))
+    if given["currency"]:
+        value = given["currency"][0]
+        if value.strip().upper() in CURRENCIES:
             options["currency"] = value.strip().upper()
-        elif key == "currency":
-            errors.append(f"currency={excerpt(value)}: {t('allowed', lang)}: {', '.join(CURRENCIES)}")
+        else:
+            errors.append(ScenarioError("currency", value, "is not a currency of the app",
+                                        f"{', '.join(CURRENCIES)} (USD is used)",
+                                        f"{', '.join(CURRENCIES)}（使用 USD）").message(lang))
     values, problems = query_fields(query, ignore=APP_PARAMS)
     errors += [problem.message(lang) for problem in problems]
+    linked_precision, fallback_note = values.get("precision"), None
     while True:  # drop fields that break a rule involving several fields, one at a time
         try:
             Scenario(**values)
             break
         except ScenarioError as error:
-            if error.field == "precision" and "gpu" in values and error.allowed:
+            if error.field == "precision" and "gpu" in values and error.allowed and fallback_note is None:
                 # the link names a GPU without the (default or given) precision: keep the GPU, at a precision it has
                 values["precision"] = error.allowed.split(", ")[0]
-                errors.append(f"{error.message(lang)} ({t('used_instead', lang)}: {values['precision']})")
+                fallback_note = (f"{error.message(lang)}（{t('used_instead', lang)}：{values['precision']}）" if lang == "zh"
+                                 else f"{error.message(lang)} ({t('used_instead', lang)}: {values['precision']})")
+                errors.append(fallback_note)
                 continue
-            errors.append(error.message(lang))
             # a catalog gap (no price or TDP for the GPU) is reported under a field the link may not hold:
             # drop the link's own key that brought it in, and keep the rest of the scenario
             culprit = error.field if error.field in values else next(
                 (k for k in ("gpu", "pricing", "provider", "precision") if k in values), None)
+            if culprit == "gpu" and error.field != "gpu":
+                # say it of the GPU the link named, and undo what was done only to fit that GPU
+                errors.append(t("gpu_left_default", lang).format(
+                    gpu=values["gpu"], reason=problem_zh(error.problem) if lang == "zh" else error.problem,
+                    default=fields()["gpu"].default))
+                if fallback_note is not None:
+                    errors.remove(fallback_note)
+                    values.pop("precision")
+                    if linked_precision is not None:
+                        values["precision"] = linked_precision
+                    fallback_note = None
+            else:
+                errors.append(error.message(lang))
             if culprit is None:
                 values = {}
                 break
@@ -538,7 +568,7 @@ class Planner:
         header = box(w.VBox, [self.title, box(w.HBox, [self.preset, self.language, self.currency_toggle]), self.link,
                               self.banner, self.headline, self.notes])
         left = box(w.VBox, [self.main_box, self.advanced_title, self.advanced], width="500px", min_width="500px")
-        right = box(w.VBox, [self.chart, self.timing, self.compare_box, self.lines_title, self.downloads,
+        self.figures = right = box(w.VBox, [self.chart, self.timing, self.compare_box, self.lines_title, self.downloads,
                              box(w.HBox, [self.png_button, self.upload]), self.png_links, self.upload_message,
                              self.lines_table], flex="1 1 0", min_width="640px")
         style = html_widget("<style>" + _CSS + "</style>")
@@ -569,11 +599,16 @@ class Planner:
     def _field_rejected(self, name):
         """A typed value was refused: the figures still show the last valid inputs, and say so."""
         self._mark_stale(True)
-        label = fields()[name].label_zh if self.lang == "zh" else fields()[name].label
-        self._show_banner([t("stale", self.lang).format(field=label)])
+        self._show_banner(self._stale_messages())
+
+    def _stale_messages(self) -> list:
+        """One line per field whose typed value is refused: the figures are of the last valid inputs."""
+        return [t("stale", self.lang).format(field=control.field.label_zh if self.lang == "zh" else control.field.label)
+                for control in self.controls.values() if control.rejected]
 
     def _mark_stale(self, stale: bool):
-        for widget in (self.chart, self.headline):
+        # the box around the figures, not the chart itself: an anywidget's classes do not reach its DOM node
+        for widget in (self.chart, self.figures, self.headline):
             (widget.add_class if stale else widget.remove_class)("wb-stale")
 
     def _field_changed(self, name, value):
@@ -594,6 +629,8 @@ class Planner:
         self.lang = change["new"]
         self._relabel()
         self._render()
+        if any(control.rejected for control in self.controls.values()):
+            self._show_banner(self._stale_messages())
 
     @_safe
     def _currency_changed(self, change):
@@ -708,14 +745,14 @@ class Planner:
                 control.set_error("")
         if not any(control.rejected for control in self.controls.values()):
             self._mark_stale(False)
-        self._show_banner(self._notices)
+        self._show_banner(self._notices + self._stale_messages())
         self._notices = []
         self._render()
 
     def _sync_controls(self):
         for name, control in self.controls.items():
             control.set_value(self.values[name])
-            control.rejected = False
+            control.rejected, control.error = False, None
             control.set_error("")
 
     # -- rendering ------------------------------------------------------------------------------------
@@ -818,6 +855,7 @@ class Planner:
         spec, datasets = self.stack.update(self._chart_parts(compared))
         self.chart.show(spec, datasets)
         self.last_chart_rebuilt = spec is not None
+        self.png_links.value = ""  # PNGs of the figures before this change would be of another plan
         self._render_headline()
         self._render_lines()
         self._render_compare(compared)

@@ -139,15 +139,20 @@ def scenario_differences(a: Scenario, b: Scenario, lang="en") -> list[tuple[str,
     for name, field in fields().items():
         if va[name] != vb[name]:
             label = field.label_zh if lang == "zh" else field.label
-            shown.append((label, *(_shown(name, value, lang) for value in (va[name], vb[name]))))
+            for digits in (4, 6, 9, 12, 17):  # as many digits as it takes to tell 2T from 2.0004T
+                pair = tuple(_shown(name, value, lang, digits) for value in (va[name], vb[name]))
+                if pair[0] != pair[1]:
+                    break
+            shown.append((label, *pair))
     return shown
 
 
-def _shown(name, value, lang) -> str:
+def _shown(name, value, lang, digits=4) -> str:
     if value is None or value == "":
-        return t("auto", lang)
+        # an empty name is no name; an empty number is the value worked out from the rest
+        return "—" if fields()[name].type == "text" else t("auto", lang)
     if isinstance(value, float):
-        return format_quantity(value, digits=4)
+        return format_quantity(value, digits=digits)
     return choice_label(name, str(value), lang)
 
 
