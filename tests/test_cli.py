@@ -68,6 +68,11 @@ def test_readable_table_names_defaults_and_sources():
     (["estimate", "--gpu", "TPU-v4"], "no price on record for TPUv4; set --price-per-gpu-hour; "),
     (["estimate", "--gpu", "V100"], "allowed: fp16 (option --precision)"),
     (["estimate", "--provider", "akash", "--pricing", "reserved_3y"], "or --provider median; allowed: median, aws"),
+    # a prefix of an option is not that option (--gpus quietly became --gpus-per-node)
+    (["estimate", "--gpus", "16"], "unrecognized arguments: --gpus 16; --gpus: did you mean --n-gpus or "
+                                   "--gpus-per-node?"),
+    (["estimate", "--seqlen", "8192", "--tok", "1e12"], "--seqlen: did you mean --seq-len?"),
+    (["sensitivity", "--target-day", "30"], "--target-day: did you mean --target-days or"),
     (["frobnicate"], "invalid choice: 'frobnicate'"),
     ([], "required"),
 ])
@@ -96,7 +101,14 @@ def test_validate_prints_the_comparison():
     assert "(sized)" in result.stdout and "(n_gpus / 1024) ** -0.070" in result.stdout
 
 
-@pytest.mark.parametrize("command", ["estimate", "sensitivity", "link", "gpus", "validate", "serve"])
+def test_help_shows_defaults_as_one_would_type_them():
+    text = " ".join(run("estimate", "--help").stdout.split())
+    assert "experts). [parameters] Allowed: a number from 1e+06 to 1e+13 [parameters]. Default: 7e+09." in text
+    assert "Default: 2e+12." in text and "characters. Default: empty." in text
+    assert "Default: ." not in text and ".0." not in text.replace("1.0.", "")
+
+
+@pytest.mark.parametrize("command", ["estimate", "sensitivity", "link", "gpus", "validate", "serve", "plan"])
 def test_help_works_for_every_command(command):
     result = run(command, "--help")
     assert result.returncode == 0 and "usage: workbench" in result.stdout and not result.stderr

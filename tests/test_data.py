@@ -71,6 +71,16 @@ def test_median_price_hand_checked():
     assert 0.5 < ratio < 0.8 and prices.mode_ratios()["spot"] < 1
 
 
+def test_price_look_ups_name_a_bad_mode_or_gpu():
+    for call in (lambda: prices.lookup("H100-SXM5-80GB", "bogus"), lambda: prices.providers_for("H100-SXM5-80GB", "bogus"),
+                 lambda: prices.price_per_gpu_hour(["H100-SXM5-80GB"], ["bogus"])):
+        with pytest.raises(ValueError, match="unknown pricing mode 'bogus'; allowed: on_demand, reserved_1y, "
+                                             "reserved_3y, spot"):
+            call()
+    with pytest.raises(prices.PriceNotFoundError, match="'H1000': not a catalog id"):
+        prices.lookup("H1000")
+
+
 def test_deepseek_reference_price():
     assert prices.lookup("H800-SXM5-80GB")[0] == 2.0
 

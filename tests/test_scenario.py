@@ -77,6 +77,33 @@ def test_unknown_field_suggests_the_closest():
         Scenario(parms=7e9)
 
 
+@pytest.mark.parametrize("given, meant", [
+    ({"gpus": 8}, "'n_gpus' or 'gpus_per_node'"),  # a count: the count fields, not the accelerator `gpu`
+    ({"gpu_count": 8}, "'n_gpus' or 'gpus_per_node'"),
+    ({"price": 2.5}, "'price_per_gpu_hour'"),
+    ({"MFU": 0.4}, "'mfu'?"),  # the same name in another case means that one only
+    ({"seq": 4096}, "'seq_len'"),
+])
+def test_unknown_field_suggests_what_was_meant_and_echoes_the_value(given, meant):
+    (name, value), = given.items()
+    with pytest.raises(ScenarioError) as error:
+        Scenario(**given)
+    message = str(error.value)
+    assert message.startswith(f"{name}={value}: unknown field; did you mean {meant}")
+
+
+def test_unknown_field_without_a_near_name_suggests_nothing():
+    with pytest.raises(ScenarioError) as error:
+        Scenario(xyz=1)
+    assert "did you mean" not in str(error.value) and str(error.value).startswith("xyz=1: unknown field")
+
+
+def test_a_file_of_a_later_schema_version_names_the_only_version():
+    with pytest.raises(ScenarioError) as error:
+        Scenario.from_dict({"schema_version": 2})
+    assert "allowed: 1 (the only version so far)" in str(error.value)
+
+
 def test_unknown_gpu_lists_closest():
     with pytest.raises(ScenarioError, match="gpu='H1000'.*closest: H100-SXM5-80GB"):
         Scenario(gpu="H1000")

@@ -24,7 +24,7 @@ import pandas as pd
 from . import calibration, catalog, links, mfu, prices, programme, timeline, views
 from .data import DataFileError
 from .estimate import estimate
-from .scenario import Scenario, ScenarioError, fields
+from .scenario import Scenario, ScenarioError, close_fields, fields
 from .sensitivity import sensitivity
 
 
@@ -33,8 +33,32 @@ class UsageError(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args, **kwargs):
+        # no prefixes: --gpus must not quietly become --gpus-per-node
+        super().__init__(*args, allow_abbrev=False, **kwargs)
+
     def error(self, message):
-        raise UsageError(message)
+        unknown = re.findall(r"(?<![\w-])--([A-Za-z0-9][\w-]*)", message) if "unrecognized" in message else []
+        hints = []
+        for flag in unknown:
+            close = close_fields(flag.replace("-", "_"))
+            if close:
+                hints.append(f"--{flag}: did you mean {' or '.join(_option(c) for c in close)}?")
+        raise UsageError("; ".join([message, *hints]))
+
+
+def _shown_default(value) -> str:
+    """A default as one would type it: 7e+09, 1048576, 0.4, 'empty' for none or empty text."""
+    if value is None or value == "":
+        return "empty"
+    if isinstance(value, float):
+        if value.is_integer() and abs(value) < 1e6:
+            return str(int(value))
+        for digits in range(1, 18):  # the shortest form that reads back as the same number
+            text = f"{value:.{digits}g}"
+            if float(text) == value:
+                return text
+    return str(value)
 
 
 def _option(name: str) -> str:
@@ -45,8 +69,7 @@ def _add_scenario_options(parser: argparse.ArgumentParser) -> argparse.ArgumentP
     """One option per scenario field (``seq_len`` -> ``--seq-len``), documented from the field table."""
     for f in fields().values():
         unit = f" [{f.unit}]" if f.unit else ""
-        default = "empty" if f.default is None else f.default
-        text = f"{f.help}{unit} Allowed: {f.allowed()}. Default: {default}."
+        text = f"{f.help}{unit} Allowed: {f.allowed()}. Default: {_shown_default(f.default)}."
         parser.add_argument(_option(f.name), dest=f.name, metavar="VALUE", help=text.replace("%", "%%"))
     return parser
 

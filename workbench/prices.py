@@ -33,6 +33,12 @@ def prices() -> pd.DataFrame:
                       reserved={"provider": (MEDIAN,)})
 
 
+def _check_mode(mode) -> str:
+    if not isinstance(mode, str) or mode not in PRICING_MODES:
+        raise ValueError(f"unknown pricing mode {str(mode)[:40]!r}; allowed: {', '.join(PRICING_MODES)}")
+    return mode
+
+
 def providers() -> list[str]:
     """Provider names in the price table, plus ``median``."""
     return [MEDIAN, *sorted(prices()["provider"].unique())]
@@ -40,6 +46,7 @@ def providers() -> list[str]:
 
 def providers_for(sku: str, mode: str = "on_demand") -> list[str]:
     """The providers with a ``mode`` price for ``sku`` (``median`` first when any provider lists it on demand)."""
+    _check_mode(mode)
     rows = prices()[prices()["sku"] == sku]
     listed = sorted(rows.loc[rows["mode"] == mode, "provider"].unique())
     return [MEDIAN, *listed] if (rows["mode"] == "on_demand").any() else listed
@@ -56,6 +63,10 @@ def mode_ratios() -> dict[str, float]:
 @cached
 def lookup(sku: str, mode: str = "on_demand", provider: str = MEDIAN) -> tuple[float, str]:
     """(USD per GPU-hour, a one-line source) for one SKU id, pricing mode and provider [USD/GPU-h]."""
+    from .catalog import gpu_ids
+    _check_mode(mode)
+    if sku not in gpu_ids():
+        raise PriceNotFoundError(f"no price on record for {str(sku)[:40]!r}: not a catalog id (see `workbench gpus`)")
     table = prices()
     rows = table[table["sku"] == sku]
     if provider == MEDIAN:

@@ -413,10 +413,40 @@ def check_field(name: str, value):
     return _check(spec[name], value)
 
 
-def _unknown_field(name: str, value="") -> ScenarioError:
-    close = difflib.get_close_matches(name[:100], list(fields()), n=1)
-    hint = f"did you mean {close[0]!r}? " if close else ""
-    return ScenarioError(name, value, f"unknown field; {hint}see data/scenario_fields.csv",
+def close_fields(name: str, value=None, names=None, n: int = 2) -> list[str]:
+    """Fields a mistyped ``name`` most likely meant: same letters in another case, fields it is a part of
+    (``gpus`` -> ``n_gpus``, ``price`` -> ``price_per_gpu_hour``), then near spellings; among them, those that
+    accept ``value`` first (``gpus=8`` means a count, not the accelerator ``gpu``)."""
+    names = list(fields()) if names is None else list(names)
+    key = str(name)[:100].lower().strip()
+    parts = {candidate: candidate.split("_") for candidate in names}
+    found = [c for c in names if c.lower() == key]
+    if found:  # the same name in another case: nothing else is meant
+        return found[:1]
+    found += [c for c in names if key and len(key) >= 3 and (key in parts[c] or c.startswith(key + "_"))]
+    found += difflib.get_close_matches(key, names, n=5, cutoff=0.6)
+    if not found:  # a word in common (gpu_count -> n_gpus), singular or plural alike
+        words = {w.rstrip("s") for w in key.replace("-", "_").split("_") if len(w) >= 3}
+        found += [c for c in names if words & {p.rstrip("s") for p in parts[c] if len(p) >= 3}]
+    unique = list(dict.fromkeys(found))
+    if value is not None and value != "":
+        spec = fields()
+
+        def accepts(candidate):
+            try:
+                _check(spec[candidate], value)
+                return True
+            except (ScenarioError, KeyError):
+                return False
+        unique.sort(key=lambda candidate: not accepts(candidate))  # stable: the order above within each group
+    return unique[:n]
+
+
+def _unknown_field(name: str, value=None, extra=()) -> ScenarioError:
+    # extra: other names the caller accepts (the app's lang and currency), so LANG=zh points at lang
+    close = close_fields(name, value, list(fields()) + [n for n in extra if n not in fields()])
+    hint = f"did you mean {' or '.join(repr(c) for c in close)}? " if close else ""
+    return ScenarioError(name, "" if value is None else value, f"unknown field; {hint}see data/scenario_fields.csv",
                          "the fields listed by workbench.scenario.describe()", "workbench.scenario.describe() 列出的字段")
 
 
@@ -435,7 +465,7 @@ class Scenario:
         spec = fields()
         for name in values:
             if name not in spec:
-                raise _unknown_field(name)
+                raise _unknown_field(name, values[name])
         checked = {name: _check(f, values.get(name, f.default)) for name, f in spec.items()}
         _check_combination(checked)
         object.__setattr__(self, "_values", checked)
@@ -593,7 +623,7 @@ def query_fields(query: str, ignore=()) -> tuple[dict[str, object], list[Scenari
             if key == "v":
                 _check_version(value)
             elif key not in spec:
-                raise _unknown_field(key, value)
+                raise _unknown_field(key, value, extra=ignore)
             else:
                 values[key] = _check(spec[key], value)
         except ScenarioError as error:
@@ -632,11 +662,12 @@ def _check_version(version):
         number = int(version)
     except (TypeError, ValueError, OverflowError):
         number = None
+    versions = (f"{SCHEMA_VERSION} (the only version so far)", f"{SCHEMA_VERSION}（目前唯一的版本）") if SCHEMA_VERSION == 1 \
+        else (f"1 to {SCHEMA_VERSION}", f"1 到 {SCHEMA_VERSION}")
     if number is None or isinstance(version, bool) or str(version).strip() != str(number):
-        raise ScenarioError("schema_version", version, "is not a whole number", f"1 to {SCHEMA_VERSION}")
+        raise ScenarioError("schema_version", version, "is not a whole number", *versions)
     if not 1 <= number <= SCHEMA_VERSION:
-        raise ScenarioError("schema_version", version, "is not supported by this version of the workbench",
-                            f"1 to {SCHEMA_VERSION}")
+        raise ScenarioError("schema_version", version, "is not supported by this version of the workbench", *versions)
 
 
 def model_shape(v: dict) -> tuple[np.ndarray, np.ndarray]:
