@@ -17,6 +17,8 @@ import _llm_analysis
 import workbench
 from workbench import Scenario, estimate, monte_carlo, sensitivity
 from workbench.sensitivity import INPUTS
+from workbench.programme import Programme, Staff, Workstream
+from workbench.timeline import evaluate
 from workbench.uncertainty import distributions
 
 
@@ -29,6 +31,28 @@ RUNS = (
     ("OPT-175B", "facebook_opt-175b", 1.75e11, 3.0e11, 2048, 992, 809_472),
 )
 MFU = 0.4  # the same efficiency for both tools, so that the FLOP counts are what differs
+
+
+def large_programme(workstreams=20, horizon=24) -> Programme:
+    """``workstreams`` lines of work over ``horizon`` months: a pre-training run per model size, then fine-tunes
+    on cadences of 1 to 3 months with releases served 3 to 6 months, each with its own team and GPU count."""
+    items = []
+    for i in range(workstreams):
+        size = (1e9, 7e9, 13e9, 34e9)[i % 4]
+        if i < 4:
+            items.append(Workstream(name=f"pretrain {size / 1e9:g}B", stages=("pretrain",), start_month=1 + i,
+                                    changes={"params": size, "tokens": 20 * size, "n_gpus": 64 * (i + 1)},
+                                    tags={"team": "pretraining", "model_version": f"base-{i}"}))
+        else:
+            every = 1 + i % 3
+            items.append(Workstream(name=f"fine-tune {i}", stages=("sft", "preference", "evaluation"),
+                                    start_month=2 + i % 4, every_months=every, cycles=max(1, (horizon - 6) // every),
+                                    reannotation_share=0.3, serve_months=3 + i % 4, traffic_growth_per_month=0.05,
+                                    changes={"params": size, "n_gpus": 16 * (1 + i % 4),
+                                             "requests_per_day": 50_000 * (1 + i % 5)},
+                                    tags={"team": f"team-{i % 5}", "model_version": f"ft{i}-v{{cycle}}"}))
+    return Programme(name="benchmark", horizon_months=horizon, workstreams=tuple(items),
+                     staff=(Staff(name="core", fte=10, usd_per_month=20_000),), budgets={"total": 5e7})
 
 
 def timed(fn, repeat):
@@ -91,6 +115,20 @@ def main():
           f"speed-up {loop_per_scenario * 100_000 / mc_s:,.0f}x (target >= 100x); totals agree: {agree}")
     print(f"  P10 / P50 / P90 total cost: " + " / ".join(f"{mc.summary.loc['total_cost_usd', f'p{q}']:,.0f}" for q in (10, 50, 90))
           + f" USD (deterministic {mc.base_total_cost_usd:,.0f})")
+
+    # a programme of 20 workstreams over 24 months in one pass, against one estimate() per workstream (the
+    # engine's part of it, measured in the same run): what the monthly placement costs on top
+    programme = large_programme()
+    evaluate(programme)
+    e50, e95 = timed(lambda: evaluate(programme), 10)
+    runs = [w.scenario(programme.base_scenario).replace(staff_fte=0.0, serving_months=0.0)
+            for w in programme.workstreams]
+    l50, _ = timed(lambda: [estimate(r) for r in runs], 10)
+    timeline = evaluate(programme)
+    print(f"programme, {len(programme.workstreams)} workstreams x {programme.horizon_months} months "
+          f"({sum(w.cycles for w in programme.workstreams)} cycles, {len(timeline.lines):,} monthly lines): "
+          f"evaluate() p50 {e50:.0f} ms, p95 {e95:.0f} ms; one estimate() per workstream in a loop: {l50:.0f} ms "
+          f"(ratio {e50 / l50:.2f}); total {timeline.total_cost_usd:,.0f} USD")
 
     if args.skip_llm_analysis:
         return

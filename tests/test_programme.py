@@ -111,6 +111,24 @@ def test_serving_follows_traffic_and_each_live_version_pays_its_replicas():
     assert tokens[12] == 0  # both versions retired
 
 
+def test_serving_of_several_workstreams_in_one_batch_costs_what_each_costs_alone():
+    # the serving months of all workstreams are priced in shared batches; workstreams that differ in size, in an
+    # empty (auto) field and in GPU must each cost what they cost in a programme of their own
+    ws = (Workstream(name="a", stages=("sft",), every_months=2, cycles=3, serve_months=4, traffic_growth_per_month=0.2,
+                     changes={"requests_per_day": 50000}),
+          Workstream(name="b", stages=("sft",), start_month=2, every_months=3, cycles=2, serve_months=5,
+                     changes={"requests_per_day": 80000, "params": 3e9, "mfu": 0.35}),
+          Workstream(name="c", stages=("evaluation",), serve_months=6,
+                     changes={"requests_per_day": 20000, "gpu": "A100-SXM4-80GB", "min_replicas": 2}))
+    together = timeline.evaluate(plan(*ws, horizon=12)).lines
+    for w in ws:
+        alone = timeline.evaluate(plan(w, horizon=12)).lines
+        mine = together[(together["workstream"] == w.name) & (together["stage"] == "inference")]
+        own = alone[alone["stage"] == "inference"]
+        assert len(own) and mine.groupby(["month", "cycle", "item"])["cost_usd"].sum().to_dict() == pytest.approx(
+            own.groupby(["month", "cycle", "item"])["cost_usd"].sum().to_dict(), rel=1e-12)
+
+
 def test_alert_months_and_the_over_budget_warning_follow_cumulative_spend():
     p = plan(Workstream(name="run"), horizon=12, staff=(Staff(name="core", fte=1, usd_per_month=10000),),
              budgets={"total": 100000, "staff": 50000}, alert_percents=(30, 50, 80))

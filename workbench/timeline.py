@@ -47,13 +47,18 @@ def profiles() -> pd.DataFrame:
     return table.set_index(["stage", "item"])
 
 
+@data.cached
+def _profile_map() -> dict[tuple[str, str], tuple[str, str]]:
+    table = profiles()
+    return {key: (p, g) for key, p, g in zip(table.index, table["profile"], table["gpu_hours"])}
+
+
 def profile_of(stage: str, item: str) -> tuple[str, str]:
     """(profile, GPU-hour class) of an engine line; a line with none is a defect of the data table."""
-    table = profiles()
+    table = _profile_map()
     for key in ((stage, item), ("*", item)):
-        if key in table.index:
-            row = table.loc[key]
-            return row["profile"], row["gpu_hours"]
+        if key in table:
+            return table[key]
     raise data.DataFileError(data.data_dir() / "timeline_profiles.csv",
                              f"no time profile for the engine line {stage}/{item!r}; add a row for it")
 
@@ -264,7 +269,8 @@ def evaluate(programme: Programme) -> Timeline:
 
 def _training_block(programme, workstreams, runs, lines, offsets, ends, horizon) -> pd.DataFrame:
     lines = lines[lines["stage"] != "inference"]
-    profile, gpu_class = zip(*(profile_of(s, i) for s, i in zip(lines["stage"], lines["item"]))) if len(lines) else ((), ())
+    known = {key: profile_of(*key) for key in set(zip(lines["stage"], lines["item"]))}
+    profile, gpu_class = zip(*(known[key] for key in zip(lines["stage"], lines["item"]))) if len(lines) else ((), ())
     lines = lines.assign(profile=profile, gpu_hour_class=gpu_class)
     lines = lines[(lines["profile"] != "programme_staff")]
     keep = np.array([stage in workstreams[i].stages for i, stage in zip(lines["scenario"], lines["stage"])], bool)
@@ -275,26 +281,30 @@ def _training_block(programme, workstreams, runs, lines, offsets, ends, horizon)
         if not len(mine):
             continue
         retention, archive = float(runs[i].retention_months), float(runs[i].archive_months)
-        for k, t0 in enumerate(w.cycle_starts()):
-            start = np.array([t0 + offsets[i, s][0] for s in mine["stage"]])
-            end = np.array([t0 + offsets[i, s][1] for s in mine["stage"]])
-            p = mine["profile"].to_numpy()
-            a = np.select([p == "start", p == "release", p == "retention_from_end", p == "archive"],
-                          [np.full(len(p), t0), np.full(len(p), t0 + ends[i]), end, end + retention], start)
-            b = np.select([p == "start", p == "release", p == "retention_from_start", p == "retention_from_end",
-                           p == "archive"],
-                          [np.full(len(p), t0), np.full(len(p), t0 + ends[i]), start + retention, end + retention,
-                           end + retention + archive], end)
-            share = np.where((mine["category"].to_numpy() == "annotation") & (k > 0), w.reannotation_share, 1.0)
-            share = _redundancy_follows(mine, share)
-            counted = (mine["unit"].to_numpy() == "GPU-h") & (mine["gpu_hour_class"].to_numpy() != "none")
-            gpu_hours = np.where(counted, mine["quantity"].to_numpy(), 0.0) * share
-            rows.append(pd.DataFrame({"a": a, "b": b, "cost": mine["cost_usd"].to_numpy() * share,
-                                      "gpu_hours": gpu_hours, "workstream": w.name, "cycle": k + 1,
-                                      "stage": mine["stage"].to_numpy(), "category": mine["category"].to_numpy(),
-                                      "item": mine["item"].to_numpy(), "cost_type": mine["cost_type"].to_numpy(),
-                                      "gpu_hour_class": mine["gpu_hour_class"].to_numpy(),
-                                      "tags": [w.tags_for(k + 1)] * len(mine)}))
+        # every cycle of the workstream at once: the lines tiled once per cycle, cycle-major
+        cycles = np.array(w.cycle_starts())
+        n, n_cycles = len(mine), len(cycles)
+        t0 = np.repeat(cycles, n)
+        start = t0 + np.tile([offsets[i, st][0] for st in mine["stage"]], n_cycles)
+        end = t0 + np.tile([offsets[i, st][1] for st in mine["stage"]], n_cycles)
+        p = np.tile(mine["profile"].to_numpy(), n_cycles)
+        release = t0 + ends[i]
+        a = np.select([p == "start", p == "release", p == "retention_from_end", p == "archive"],
+                      [t0, release, end, end + retention], start)
+        b = np.select([p == "start", p == "release", p == "retention_from_start", p == "retention_from_end",
+                       p == "archive"],
+                      [t0, release, start + retention, end + retention, end + retention + archive], end)
+        annotation = mine["category"].to_numpy() == "annotation"
+        first = _redundancy_follows(mine, np.ones(n))
+        later = _redundancy_follows(mine, np.where(annotation, w.reannotation_share, 1.0))
+        share = np.concatenate([first, *([later] * (n_cycles - 1))])
+        counted = (mine["unit"].to_numpy() == "GPU-h") & (mine["gpu_hour_class"].to_numpy() != "none")
+        gpu_hours = np.tile(np.where(counted, mine["quantity"].to_numpy(), 0.0), n_cycles) * share
+        rows.append(pd.DataFrame({"a": a, "b": b, "cost": np.tile(mine["cost_usd"].to_numpy(), n_cycles) * share,
+                                  "gpu_hours": gpu_hours, "workstream": w.name, "cycle": np.repeat(np.arange(1, n_cycles + 1), n),
+                                  **{column: np.tile(mine[column].to_numpy(), n_cycles)
+                                     for column in ("stage", "category", "item", "cost_type", "gpu_hour_class")},
+                                  "tags": [tags for k in range(n_cycles) for tags in [w.tags_for(k + 1)] * n]}))
     if not rows:
         return pd.DataFrame()
     inst = pd.concat(rows, ignore_index=True)
@@ -333,7 +343,7 @@ def _spread(inst: pd.DataFrame, weights: np.ndarray) -> pd.DataFrame:
 def _serving_block(programme, workstreams, runs, ends, horizon, owners):
     """Each released version's serving month by month: the newest live version carries (1 - legacy share) of
     the month's traffic, older live ones share the rest, and every live version pays its minimum replicas."""
-    pairs, scenarios, served = [], [], np.zeros(horizon)
+    pairs, requests_of, served = [], {}, np.zeros(horizon)
     for i, w in enumerate(workstreams):
         if not w.serve_months:
             continue
@@ -357,12 +367,36 @@ def _serving_block(programme, workstreams, runs, ends, horizon, owners):
                                                     else w.legacy_traffic_share / (len(live) - 1))
                 requests = traffic * share
                 pairs.append((i, k, month, float(overlap[k]), requests * DAYS_PER_MONTH * overlap[k] * filter_usd))
-                scenarios.append(runs[i].replace(serving_months=1.0, requests_per_day=requests))
+                requests_of.setdefault(i, []).append(requests)
                 served[month - 1] += requests * tokens_per_request * DAYS_PER_MONTH * overlap[k]
-    if not scenarios:
+    if not pairs:
         return pd.DataFrame(), served
-    lines, _ = _price(scenarios, [owners[i] for i, *_ in pairs])
-    lines = lines[lines["stage"] == "inference"]
+    # a month of serving per (version, month) at that version's traffic, in as few batches as the workstreams'
+    # empty fields allow: the batch's columns are the workstreams' values repeated, not one Scenario per pair
+    owner = np.array([p[0] for p in pairs])
+    requests = np.array([r for i in requests_of for r in requests_of[i]])  # pairs were added workstream by workstream
+    frames = []
+    for members, _ in _batches([runs[i] for i in requests_of]):
+        mine = np.isin(owner, [list(requests_of)[m] for m in members])
+        index = np.nonzero(mine)[0]
+        distinct, codes = np.unique(owner[index], return_inverse=True)
+        values = {}
+        for name in fields():
+            per_run = [getattr(runs[i], name) for i in distinct]
+            values[name] = per_run[0] if all(v == per_run[0] for v in per_run) else np.array(per_run)[codes]
+        values.update(serving_months=1.0, requests_per_day=requests[index] if len(index) > 1 else requests[index[0]])
+        try:
+            lines = estimate(Scenario(**values)).lines
+        except ScenarioError:
+            for i in sorted(set(owner[index])):  # name the workstream at fault
+                try:
+                    estimate(runs[i].replace(serving_months=1.0, requests_per_day=max(requests_of[i])))
+                except ScenarioError as error:
+                    raise ProgrammeError(owners[i], error.field, error.value, error.problem, error.allowed) from None
+            raise
+        lines = lines[lines["stage"] == "inference"]
+        frames.append(lines.assign(scenario=index[lines["scenario"].to_numpy()]))
+    lines = pd.concat(frames, ignore_index=True)
     index = lines["scenario"].to_numpy()
     pair = np.array([p[:3] for p in pairs])
     fraction = np.array([p[3] for p in pairs])[index]
