@@ -239,3 +239,49 @@ def test_a_change_updates_the_charts_in_place(page, voila_url):
     page.wait_for_function("document.querySelector('.wb-charts').textContent.includes('各阶段、各类别成本')",
                            timeout=TIMEOUT)
     assert page.evaluate("document.querySelector('.wb-charts svg').dataset.wbFirst") is None and not page.errors
+
+
+PROGRAMME_TITLES = ("Cost per month by category", "Cumulative spend against each budget, with alert lines",
+                    "Cost by workstream and category", "Unit costs per month")
+
+
+def programme_total(page) -> str:
+    return page.inner_text(".wb-programme-total .wb-card-value")
+
+
+def test_programme_view_charts_cadence_and_file_round_trip(page, voila_url, tmp_path):
+    page.goto(voila_url + "?view=programme&programme=assistant-7b", wait_until="commit")
+    page.wait_for_selector(".wb-programme-total .wb-card-value", timeout=TIMEOUT)
+    page.wait_for_function("titles => titles.every(t => (document.querySelector('.wb-programme-charts') || "
+                           "{textContent: ''}).textContent.includes(t))", arg=list(PROGRAMME_TITLES), timeout=TIMEOUT)
+    assert programme_total(page) == "7,524,986 USD"  # workbench plan --example, to the dollar
+    assert "Total: 100 % in month 10" in page.inner_text(".wb-programme-alerts")
+    draws = page.evaluate("document.querySelector('.wb-programme-charts').dataset.wbDraws")
+    # a release every 2 months instead of every month: typed into the slider's readout
+    readout = page.locator(".wb-knob-every .widget-readout")
+    readout.click()
+    page.keyboard.press("Control+A")
+    page.keyboard.type("2")
+    page.keyboard.press("Enter")
+    page.wait_for_function("document.querySelector('.wb-programme-total .wb-card-value').textContent !== "
+                           "'7,524,986 USD'", timeout=TIMEOUT)
+    changed = programme_total(page)
+    page.wait_for_function("document.querySelector('.wb-programme-charts').dataset.wbDraws !== " + repr(draws),
+                           timeout=TIMEOUT)
+    page.wait_for_function("/every=2/.test(document.querySelector('.wb-share-link').textContent)", timeout=TIMEOUT)
+    # the programme file, downloaded and loaded back: the same programme, the same figures
+    with page.expect_download(timeout=TIMEOUT) as download:
+        page.locator("a.wb-download[download='programme.json']").click()
+    saved = tmp_path / "programme.json"
+    download.value.save_as(saved)
+    assert '"every_months": 2' in saved.read_text()
+    with page.expect_file_chooser(timeout=TIMEOUT) as chooser:
+        page.locator(".wb-programme .widget-upload").click()
+    chooser.value.set_files(str(saved))
+    page.wait_for_function("[...document.querySelectorAll('.wb-programme select option:checked')]"
+                           ".some(o => o.textContent.replace(/\\u00a0/g, ' ').startsWith('Loaded file: programme.json'))", timeout=TIMEOUT)
+    assert programme_total(page) == changed
+    with page.expect_download(timeout=TIMEOUT) as again:
+        page.locator("a.wb-download[download='programme.json']").click()
+    assert open(again.value.path(), encoding="utf-8").read() == saved.read_text()
+    assert page.external_requests == [] and not page.errors and "Traceback" not in page.content()

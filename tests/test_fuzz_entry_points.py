@@ -26,6 +26,9 @@ from workbench.estimate import totals
 from workbench.scenario import fields
 from workbench.tables import check_all
 from workbench.ui import Planner, parse_app_query
+from workbench import programme_presets, programme_views, timeline
+from workbench.programme import ProgrammeError
+from workbench.programme_app import ProgrammeView
 
 SPEC = fields()
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
@@ -187,6 +190,66 @@ def test_a_planner_built_from_a_link(kw_core, kw_changed):
     assert p.scenario == scenario and p.banner.value == "" and np.isfinite(p.est.total_cost_usd)
 
 
+# -- the programme view: knobs, links and files --------------------------------------------------------------
+# mostly values a knob can take (a short horizon can still cut a workstream off), some junk
+knob_value = st.one_of(st.integers(12, 24), st.integers(1, 12), st.integers(1, 12), st.integers(1, 12),
+                       st.integers(-5, 200), st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=6))
+
+
+@settings(max_examples=40, **SETTINGS)
+@given(st.sampled_from(list(programme_presets.presets().index)),
+       st.dictionaries(st.sampled_from([*programme_presets.KNOBS] * 4 + ["colour"]), knob_value, max_size=3))
+def test_programme_knobs_plan_or_name_the_setting(preset_id, knobs):
+    try:
+        p = programme_presets.with_knobs(programme_presets.preset(preset_id), **knobs)
+        tl = timeline.evaluate(p)
+    except ProgrammeError as error:
+        assert error.field in (*knobs, "start_month", "end_month", "cycles", "every_months") and "allowed" in str(error)
+        return
+    assert finite(tl.lines["cost_usd"]) and tl.total_cost_usd > 0
+    json.dumps(tl.to_dict(), allow_nan=False)
+    for frame in (programme_views.monthly(tl), programme_views.kpis(tl), programme_views.attribution(tl, "workstream")):
+        assert frame.notna().all().all()
+
+
+@settings(max_examples=25, **SETTINGS)
+@given(st.lists(st.tuples(st.sampled_from([*programme_presets.QUERY_KEYS, "lang"]),
+                          st.one_of(st.sampled_from(["programme", "single", "assistant-7b", "base-70b", "zh", "0",
+                                                     "3", "1e9", "-1", "nan"]), st.text(max_size=8))), max_size=6))
+def test_a_programme_link_opens_or_says_what_it_left_out(pairs):
+    from urllib.parse import urlencode
+    values, options, errors = parse_app_query(urlencode([("view", "programme"), *pairs]))
+    assert all(isinstance(e, str) and e for e in errors)
+    if options.get("view") != "programme":
+        return
+    view = ProgrammeView(options["programme_preset"], options["programme_knobs"], options["lang"])
+    assert view.timeline is not None and "nan" not in view.headline.value.lower()
+    assert view.link_query().startswith("view=programme&programme=")
+
+
+@settings(max_examples=30, **SETTINGS)
+@given(st.one_of(st.binary(max_size=200), st.text(max_size=200).map(str.encode),
+                 st.sampled_from([b"{}", b'{"schema_version": 1}', b"[]", b"null", b'{"schema_version": 1, "name": "x", '
+                                  b'"horizon_months": 3, "workstreams": [{"name": "w", "stages": ["sft"]}]}'])))
+def test_any_uploaded_file_is_planned_or_refused_with_a_message(content):
+    view = shared_programme_view()
+    shown = view.programme
+    view._upload_changed({"new": [{"name": "f.json", "content": memoryview(content)}]})
+    if view.programme is shown:
+        assert "f.json: " in view.banner.value and "wb-stale" in view.figures._dom_classes
+    else:
+        assert view.timeline.total_cost_usd >= 0 and "wb-stale" not in view.figures._dom_classes
+
+
+_VIEW = []
+
+
+def shared_programme_view():
+    if not _VIEW:
+        _VIEW.append(ProgrammeView())
+    return _VIEW[0]
+
+
 # -- corrupted data folders -------------------------------------------------------------------------------
 TABLES = sorted(path.name for path in data.data_dir().glob("*.csv"))
 junk_cell = st.one_of(st.sampled_from(["", "0", "-1", "1e308", "nan", "inf", "-inf", "abc", "1,5", "\ufeff",
@@ -204,6 +267,7 @@ def test_corrupted_data_folder_is_refused_or_works(tmp_path_factory, table, row,
     folder = tmp_path_factory.mktemp("data")
     for name, content in pristine.items():
         (folder / name).write_bytes(content)
+    shutil.copytree(data.data_dir() / "programmes", folder / "programmes")
     rows = list(csv.reader(io.StringIO(pristine[table].decode("utf-8"))))
     r = 1 + row % (len(rows) - 1)
     rows[r][column % len(rows[r])] = value

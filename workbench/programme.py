@@ -440,20 +440,7 @@ def _no_duplicates(pairs):
 
 
 def example() -> Programme:
-    """A 7B assistant over 12 months: one pre-training run, monthly fine-tunes, each release served 3 months."""
-    return Programme(
-        name="7B assistant, 12 months, monthly fine-tunes",
-        horizon_months=12,
-        base={"params": 7e9, "tokens": 2e12, "gpu": "H100-SXM5-80GB", "n_gpus": 256, "staff_fte": 0},
-        workstreams=(
-            Workstream(name="pre-training", stages=("pretrain",), start_month=1,
-                       tags={"team": "pretraining", "project": "assistant", "model_version": "base"}),
-            Workstream(name="monthly fine-tune", stages=("sft", "preference", "evaluation"), start_month=2,
-                       every_months=1, cycles=11, reannotation_share=0.3, serve_months=3,
-                       traffic_growth_per_month=0.1, legacy_traffic_share=0.2,
-                       changes={"n_gpus": 64, "requests_per_day": 200000},
-                       tags={"team": "post-training", "project": "assistant", "model_version": "v{cycle}"}),
-        ),
-        staff=(Staff(name="core team", fte=8, usd_per_month=20000, tags={"team": "platform"}),),
-        budgets={"total": 6e6, "compute": 3e6, "storage": 1e5},
-    )
+    """A 7B assistant over 12 months: one pre-training run, monthly fine-tunes, each release served 3 months
+    (the preset ``assistant-7b``, ``data/programmes/assistant-7b.json``)."""
+    from .data import data_dir
+    return load(data_dir() / "programmes" / "assistant-7b.json")

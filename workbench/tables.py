@@ -2,7 +2,8 @@
 (with the file, row and column of the first problem) rather than half-way through a command or a page."""
 from __future__ import annotations
 
-from . import catalog, data, hidden, mfu, ownership, presets, prices, scaling, scenario, timeline, uncertainty
+from . import (catalog, data, hidden, mfu, ownership, presets, prices, programme_presets, scaling, scenario, timeline,
+               uncertainty)
 
 
 def check_all() -> None:
@@ -20,4 +21,5 @@ def check_all() -> None:
     uncertainty.distributions()
     presets.presets()
     timeline.profiles()
+    programme_presets.presets()
     hidden.table()

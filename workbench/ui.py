@@ -48,6 +48,8 @@ MAIN_FIELDS = ("name", "params", "active_params", "tokens", "seq_len", "gpu", "m
 APP_MONTE_CARLO_DRAWS = 1000
 #: URL parameters that belong to the app, not to the scenario.
 APP_PARAMS = ("lang", "currency")
+#: the programme view's link keys (see :mod:`workbench.programme_presets`), left out of the scenario
+PROGRAMME_KEYS = ("view", "programme", "horizon", "every", "cycles", "versions", "growth")
 #: Largest scenario file *Load scenario* reads: a saved scenario is ~4 kB; anything far larger is not one.
 MAX_UPLOAD_BYTES = 1_000_000
 CURRENCIES = ("USD", "CNY")
@@ -387,7 +389,9 @@ def parse_app_query(query: str):
             errors.append(ScenarioError("currency", value, "is not a currency of the app",
                                         f"{', '.join(CURRENCIES)} (USD is used)",
                                         f"{', '.join(CURRENCIES)}（使用 USD）").message(lang))
-    values, problems = query_fields(query, ignore=APP_PARAMS)
+    if any(k in PROGRAMME_KEYS for k, _ in pairs):  # the programme view's own keys: read there, reported here
+        errors += _programme_options(pairs, query, options, lang)
+    values, problems = query_fields(query, ignore=APP_PARAMS + PROGRAMME_KEYS)
     errors += [problem.message(lang) for problem in problems]
     linked_precision, fallback_note = values.get("precision"), None
     while True:  # drop fields that break a rule involving several fields, one at a time
@@ -426,11 +430,26 @@ def parse_app_query(query: str):
     return values, options, errors
 
 
+def _programme_options(pairs, query, options, lang) -> list[str]:
+    """``view``, ``programme_preset`` and ``programme_knobs`` into ``options``; the messages of bad ones."""
+    from . import programme_presets
+    errors = []
+    views = [value for key, value in pairs if key == "view"]
+    if views and views[0] not in ("programme", "single"):
+        errors.append(ScenarioError("view", views[0], "is not a view of the app",
+                                    "single or programme (single is used)", "single 或 programme（使用 single）").message(lang))
+    options["view"] = "programme" if views and views[0] == "programme" else "single"
+    preset, knobs, problems = programme_presets.parse_query(query, lang)
+    options["programme_preset"], options["programme_knobs"] = preset, knobs
+    return errors + problems
+
+
 def _request():
     """(scenario values, app options, notices, served by Voilà) from the current request's environment."""
     in_voila = os.environ.get("SERVER_SOFTWARE", "").startswith("voila") or "VOILA_PREHEAT" in os.environ
     values, options, errors = parse_app_query(os.environ.get("QUERY_STRING", ""))
-    notices = [f"{t('url_error', options['lang'])}: " + "; ".join(errors)] if errors else []
+    colon, separator = ("：", "；") if options["lang"] == "zh" else (": ", "; ")
+    notices = [f"{t('url_error', options['lang'])}{colon}" + separator.join(errors)] if errors else []
     return values, options, notices, in_voila
 
 
@@ -448,8 +467,11 @@ class DataErrorPage:
 class Planner:
     """The planner app. ``Planner().widget`` is the whole page."""
 
-    def __init__(self, values=None, lang="en", currency="USD", notices=(), in_voila=False):
+    def __init__(self, values=None, lang="en", currency="USD", notices=(), in_voila=False, view="single",
+                 programme_preset=None, programme_knobs=None):
         self.lang, self.currency = lang, currency
+        self.programme_view = None  # built when first opened
+        self._programme_request = (programme_preset, dict(programme_knobs or {}))
         self.values = Scenario(**(values or {})).to_dict()
         self.controls: dict[str, FieldControl] = {}
         self.scenario = self.est = self.sens = self.curve = self.mc = None
@@ -463,6 +485,8 @@ class Planner:
         self._build(in_voila)
         self._notices = list(notices)
         self.recompute()
+        if view == "programme":
+            self.view_toggle.value = "programme"
 
     # -- construction ---------------------------------------------------------------------------------
     @classmethod
@@ -480,7 +504,9 @@ class Planner:
             return DataErrorPage(error)
         if os.environ.get("VOILA_PREHEAT") != "True":
             values, options, notices, in_voila = _request()
-            return cls(values, options["lang"], options["currency"], notices, in_voila=in_voila)
+            return cls(values, options["lang"], options["currency"], notices, in_voila=in_voila,
+                       view=options.get("view", "single"), programme_preset=options.get("programme_preset"),
+                       programme_knobs=options.get("programme_knobs"))
         planner = cls()
         try:
             from voila.utils import wait_for_request
@@ -503,6 +529,9 @@ class Planner:
             self._relabelling = False
         self._relabel()
         self.set_scenario(Scenario(**values))
+        self._programme_request = (options.get("programme_preset"), dict(options.get("programme_knobs") or {}))
+        if options.get("view") == "programme":
+            self.view_toggle.value = "programme"
 
     def _build(self, in_voila):
         spec = fields()
@@ -523,6 +552,10 @@ class Planner:
         self.currency_toggle = w.ToggleButtons(options=list(CURRENCIES), value=self.currency)
         self.currency_toggle.add_class("wb-currency")
         self.currency_toggle.observe(self._currency_changed, "value")
+        self.view_toggle = w.ToggleButtons(options=[("Single run", "single"), ("Programme", "programme")],
+                                           value="single")
+        self.view_toggle.add_class("wb-view")
+        self.view_toggle.observe(self._view_changed, "value")
         self.link = LinkBar(update_address_bar=in_voila, **hub_links())
         self.banner = html_widget()
         self.banner.add_class("wb-banner")
@@ -565,14 +598,17 @@ class Planner:
         self.upload.observe(self._upload_changed, "value")
         self.upload_message = html_widget()
 
-        header = box(w.VBox, [self.title, box(w.HBox, [self.preset, self.language, self.currency_toggle]), self.link,
-                              self.banner, self.headline, self.notes])
+        header = box(w.VBox, [self.title, box(w.HBox, [self.view_toggle, self.preset, self.language,
+                                                       self.currency_toggle]), self.link, self.banner])
         left = box(w.VBox, [self.main_box, self.advanced_title, self.advanced], width="500px", min_width="500px")
         self.figures = right = box(w.VBox, [self.chart, self.timing, self.compare_box, self.lines_title, self.downloads,
                              box(w.HBox, [self.png_button, self.upload]), self.png_links, self.upload_message,
                              self.lines_table], flex="1 1 0", min_width="640px")
         style = html_widget("<style>" + _CSS + "</style>")
-        self.widget = box(w.VBox, [style, header, box(w.HBox, [left, right], flex_flow="row wrap", width="100%")])
+        self.single_view = box(w.VBox, [self.headline, self.notes,
+                                        box(w.HBox, [left, right], flex_flow="row wrap", width="100%")])
+        self.body = box(w.VBox, [self.single_view])
+        self.widget = box(w.VBox, [style, header, self.body])
         self.widget.add_class("wb-planner")
         self._relabel()
 
@@ -629,6 +665,8 @@ class Planner:
         self.lang = change["new"]
         self._relabel()
         self._render()
+        if self.programme_view is not None:
+            self.programme_view.set_language(self.lang, self.currency)
         if any(control.rejected for control in self.controls.values()):
             self._show_banner(self._stale_messages())
 
@@ -638,6 +676,31 @@ class Planner:
             return
         self.currency = change["new"]
         self._render()
+        if self.programme_view is not None:
+            self.programme_view.set_language(self.lang, self.currency)
+
+    @_safe
+    def _view_changed(self, change):
+        """The single-run planner or the programme view (built on first opening: the first page stays light)."""
+        if self._relabelling:
+            return
+        programme = change["new"] == "programme"
+        if programme and self.programme_view is None:
+            from .programme_app import ProgrammeView
+            preset, knobs = self._programme_request
+            self.programme_view = ProgrammeView(preset, knobs, self.lang, self.currency, on_link=self._programme_link)
+        self.body.children = [self.programme_view.widget if programme else self.single_view]
+        self.preset.layout.display = "none" if programme else None
+        if programme:
+            self._programme_link(self.programme_view.link_query())
+        else:
+            self._render()
+
+    def _programme_link(self, query):
+        if self.view_toggle.value != "programme":
+            return
+        extra = {k: v for k, v in (("lang", self.lang), ("currency", self.currency)) if v not in ("en", "USD")}
+        self.link.query = query + ("&" + urlencode(extra) if extra else "")
 
     @_safe
     def _pin(self, _button):
@@ -769,6 +832,9 @@ class Planner:
 
     def _relabel_all(self):
         lang = self.lang
+        view = self.view_toggle.value  # new options reset the value: put it back (unobserved while relabelling)
+        self.view_toggle.options = [(t("view_single", lang), "single"), (t("view_programme", lang), "programme")]
+        self.view_toggle.value = view
         self.title.value = (f"<h2 class='wb-title'>{html.escape(t('title', lang))}</h2>"
                             f"<div class='wb-subtitle'>{html.escape(t('subtitle', lang))}</div>")
         options = [(p["label_zh"] if lang == "zh" else p["label"], key) for key, p in presets().items()]
@@ -848,7 +914,8 @@ class Planner:
         # the link first: a page that shows the new charts already carries their link
         query = self.scenario.to_query()
         extra = {k: v for k, v in (("lang", self.lang), ("currency", self.currency)) if v not in ("en", "USD")}
-        self.link.query = query + ("&" + urlencode(extra) if extra else "")
+        if self.view_toggle.value == "single":
+            self.link.query = query + ("&" + urlencode(extra) if extra else "")
         self._burn = views.burn(self.est, self.currency, self.lang)  # shared by the chart and the headline
         # the specification only when the charts' shape changed; otherwise their data, swapped in place
         compared = views.compare(self.pinned[1], self.est, self.currency, self.lang) if self.pinned is not None else None

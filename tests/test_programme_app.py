@@ -1,0 +1,180 @@
+"""The programme view: presets, knobs, its frames and charts, and the widget in the kernel (the browser test is in
+tests/test_app_browser.py)."""
+import json
+
+import numpy as np
+import pytest
+
+import workbench
+from workbench import programme, programme_charts as pc, programme_presets as pp, programme_views as pv, timeline
+from workbench.programme import ProgrammeError
+from workbench.programme_app import LOADED, ProgrammeView
+from workbench.ui import Planner, parse_app_query
+
+
+@pytest.fixture(scope="module")
+def example_timeline():
+    return timeline.evaluate(programme.example())
+
+
+def test_presets_are_programmes_and_the_7b_one_is_the_cli_example():
+    table = pp.presets()
+    assert list(table.index) == ["assistant-7b", "base-70b"]
+    assert pp.preset("assistant-7b") == programme.example()
+    seventy = pp.preset("base-70b")
+    assert seventy.horizon_months == 24 and pp.knobs(seventy) == {"horizon": 24, "every": 3, "cycles": 7,
+                                                                  "versions": 2, "growth": 5.0}
+    for preset_id in table.index:
+        assert timeline.evaluate(pp.preset(preset_id)).total_cost_usd > 0
+    with pytest.raises(ProgrammeError, match="programme='nope': is not a preset; allowed: assistant-7b, base-70b"):
+        pp.preset("nope")
+
+
+def test_knobs_change_the_release_workstreams_only():
+    p = programme.example()
+    q = pp.with_knobs(p, every=2, cycles=5, versions=2, growth=5)
+    assert pp.knobs(q) == {"horizon": 12, "every": 2, "cycles": 5, "versions": 2, "growth": 5.0}
+    pre, fine = q.workstreams
+    assert pre == p.workstreams[0]  # the one-off pre-training run is left as it is
+    assert (fine.every_months, fine.cycles, fine.serve_months, fine.traffic_growth_per_month) == (2, 5, 4.0, 0.05)
+    assert pp.with_knobs(q, **pp.knobs(p)) == p  # and back
+
+
+def test_doubling_the_cycles_by_the_knob_costs_less_than_double():
+    base = pp.with_knobs(pp.preset("base-70b"), cycles=3)
+    doubled = pp.with_knobs(base, cycles=6)
+    one, two = timeline.evaluate(base).total_cost_usd, timeline.evaluate(doubled).total_cost_usd
+    assert one < two < 2 * one
+
+
+@pytest.mark.parametrize("knob, value, message", [
+    ("every", 0, "programme · every=0: is out of range; allowed: a whole number from 1 to 24 [months]"),
+    ("growth", "x", "programme · growth='x': is not a number; allowed: a number from -50 to 100 [% a month]"),
+    ("cycles", 2.5, "programme · cycles=2.5: is not a whole number"),
+    ("versions", float("nan"), "programme · versions=nan: is not a finite number"),
+    ("colour", 1, "programme · colour=1: is not a programme setting; allowed: horizon, every"),
+])
+def test_a_bad_knob_is_named_with_its_range(knob, value, message):
+    with pytest.raises(ProgrammeError) as error:
+        pp.with_knobs(programme.example(), **{knob: value})
+    assert str(error.value).startswith(message)
+
+
+def test_a_horizon_shorter_than_a_workstream_names_the_workstream():
+    with pytest.raises(ProgrammeError, match="workstream 'monthly fine-tune' · start_month=2: is out of range"):
+        pp.with_knobs(programme.example(), horizon=1)
+
+
+def test_link_keys_are_read_and_bad_ones_reported_in_the_links_language():
+    preset, knobs, errors = pp.parse_query("view=programme&programme=base-70b&every=6&growth=abc&cycles=2&cycles=3")
+    assert (preset, knobs) == ("base-70b", {"every": 6, "cycles": 2})
+    assert errors == ["programme · cycles='3': is given twice in the URL; allowed: one value; the first ('2') is used",
+                      "programme · growth='abc': is not a number; allowed: a number from -50 to 100 [% a month]"]
+    _, _, chinese = pp.parse_query("programme=nope&every=0", "zh")
+    assert chinese == ["项目计划 · programme = 'nope'：不是预设的名称；允许：assistant-7b, base-70b",
+                       "项目计划 · 发布间隔（every） = '0'：超出允许范围；允许：1 到 24 之间的整数（个月）"]
+    values, options, errors = parse_app_query("view=programme&programme=base-70b&every=6&params=13B&view=single")
+    assert values == {"params": 13e9} and options["view"] == "programme" and options["programme_knobs"] == {"every": 6}
+    assert errors == ["programme · view='single': is given twice in the URL; allowed: one value; the first "
+                      "('programme') is used"]
+    assert parse_app_query("view=bogus")[2] == ["view='bogus': is not a view of the app; allowed: single or programme "
+                                                "(single is used)"]
+
+
+def test_frames_add_up_to_the_total(example_timeline):
+    tl = example_timeline
+    assert pv.monthly(tl)["cost"].sum() == pytest.approx(tl.total_cost_usd, rel=1e-12)
+    for key in pv.tag_keys(tl):
+        assert pv.attribution(tl, key)["cost"].sum() == pytest.approx(tl.total_cost_usd, rel=1e-12)
+    rate = tl.programme.base_scenario.cny_per_usd
+    assert pv.monthly(tl, "CNY")["cost"].sum() == pytest.approx(tl.total_cost_usd * rate, rel=1e-12)
+    spend, lines = pv.cumulative(tl)
+    total = spend[spend["resource"] == "Total"]
+    assert total["spent"].iloc[-1] == pytest.approx(tl.total_cost_usd) and np.all(np.diff(total["spent"]) >= 0)
+    # the 7B example's total budget is 6 MUSD: 30 % is 1.8 MUSD, first reached in the month spend passes it
+    row = lines[(lines["resource"] == "Total") & (lines["percent"] == 30)].iloc[0]
+    assert row["threshold"] == 1.8e6
+    assert total["spent"].to_numpy()[int(row["month"]) - 1] >= 1.8e6 > total["spent"].to_numpy()[int(row["month"]) - 2]
+
+
+def test_kpis_are_the_timelines_in_display_units(example_timeline):
+    tl = example_timeline
+    frame = pv.kpis(tl, "USD")
+    kpis = tl.kpis()
+    label = pv.kpi_label("usd_per_million_served_tokens")
+    served = frame[frame["kpi"] == label].set_index("month")["value"]
+    month = served.index[0]
+    assert served[month] == pytest.approx(kpis.loc[month, "usd_per_million_served_tokens"])
+    shares = frame[frame["kpi"] == pv.kpi_label("fixed_share")]["value"]
+    assert shares.between(0, 100).all() and len(shares) == tl.programme.horizon_months
+    assert np.isfinite(frame["value"]).all()
+
+
+def test_the_first_run_is_the_pretraining_runs_own_cost():
+    # a horizon long enough for every retention tail: the first run is what estimate() says of the pre-training
+    # run (its staff paid by the programme instead), plus the cleaning of its corpus, a programme line
+    p = programme.example().replace(horizon_months=60)
+    tl = timeline.evaluate(p)
+    first, after = pv.first_run_split(tl)
+    run = p.workstreams[0].scenario(p.base_scenario).replace(staff_fte=0.0, serving_months=0.0)
+    lines = workbench.estimate(run).lines
+    engine = lines[(lines["stage"] == "pretrain") & (lines["category"] != "staff")]["cost_usd"].sum()
+    cleaning = tl.lines[(tl.lines["category"] == "data_processing") & (tl.lines["workstream"] == "pre-training")]
+    assert first == pytest.approx(engine + cleaning["cost_usd"].sum(), rel=1e-9)
+    assert first + after == pytest.approx(tl.total_cost_usd, rel=1e-12)
+
+
+def test_charts_are_valid_vega_lite(example_timeline):
+    tl = example_timeline
+    spend, lines = pv.cumulative(tl, "CNY", "zh")
+    for chart in (pc.monthly_costs(pv.monthly(tl)), pc.budget_lines(spend, lines),
+                  pc.attribution(pv.attribution(tl, "team")), pc.kpi_lines(pv.kpis(tl))):
+        chart.to_dict()  # validates against the Vega-Lite schema
+
+
+def test_the_view_follows_its_knobs_and_keeps_the_last_valid_programme():
+    links = []
+    view = ProgrammeView(on_link=links.append)
+    before = view.timeline.total_cost_usd
+    view.knob_widgets["every"].value = 2
+    assert links[-1] == "view=programme&programme=assistant-7b&every=2"
+    assert view.timeline.total_cost_usd < before and "wb-stale" not in view.figures._dom_classes
+    shown = view.timeline.total_cost_usd
+    view.knob_widgets["horizon"].value = 1  # the fine-tunes start in month 2: refused
+    assert "wb-stale" in view.figures._dom_classes and "start_month=2: is out of range" in view.banner.value
+    assert view.knob_widgets["horizon"].value == 12 and view.timeline.total_cost_usd == shown
+    view.knob_widgets["cycles"].value = 4
+    assert "wb-stale" not in view.figures._dom_classes and view.banner.value.count("wb-error") == 0
+    view.attribute_menu.value = "team"
+    assert view.stack.datasets["attribution_frame"][0]["value"] in {"post-training", "pretraining", "platform",
+                                                                    "(untagged)"}
+
+
+def test_the_programme_file_downloads_and_loads_back_unchanged():
+    view = ProgrammeView("base-70b", {"every": 6})
+    text = view.downloads.payload("programme.json")
+    fresh = ProgrammeView()
+    fresh._upload_changed({"new": [{"name": "mine.json", "content": memoryview(text)}]})
+    assert fresh.preset.value == LOADED and fresh.programme == view.programme
+    assert fresh.downloads.payload("programme.json") == text
+    assert fresh.link_query() == "view=programme"  # a file is not in the link, and the view says so
+    assert "Loaded mine.json" in fresh.banner.value
+    fresh._upload_changed({"new": [{"name": "bad.json", "content": memoryview(b'{"schema_version": 1}')}]})
+    assert "bad.json: programme · name=None" in fresh.banner.value and fresh.programme == view.programme
+    csv = fresh.downloads.payload("programme_monthly.csv").decode()
+    assert csv.startswith("month,workstream,cycle,stage,category,item,cost_type,cost_usd")
+
+
+def test_the_planner_opens_the_view_from_a_link_and_in_chinese():
+    values, options, _ = parse_app_query("view=programme&programme=base-70b&versions=3&lang=zh&currency=CNY")
+    planner = Planner(values, options["lang"], options["currency"], view=options["view"],
+                      programme_preset=options["programme_preset"], programme_knobs=options["programme_knobs"])
+    view = planner.programme_view
+    assert planner.body.children == (view.widget,)
+    assert planner.link.query == "view=programme&programme=base-70b&versions=3&lang=zh&currency=CNY"
+    assert "项目计划总成本" in view.headline.value and "CNY" in view.headline.value
+    assert json.dumps(view.stack.full_spec(), ensure_ascii=False).count("各月各类别成本") == 1
+    planner.language.value = "en"
+    assert planner.view_toggle.value == "programme" and "Programme total" in view.headline.value
+    planner.view_toggle.value = "single"
+    assert planner.body.children == (planner.single_view,) and planner.link.query.startswith("v=1")

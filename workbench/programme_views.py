@@ -1,0 +1,108 @@
+"""Tidy frames for the programme view's charts and tables: a :class:`~workbench.timeline.Timeline` in, a
+labelled frame out (costs in the display currency, labels in ``lang``), as :mod:`workbench.views` does for one run.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .estimate import CATEGORIES
+from .i18n import t
+from .programme import TRAINING_STAGES
+from .timeline import Timeline
+
+#: The engine's categories, then the programme's own (hidden costs), in the order charts stack them.
+PROGRAMME_CATEGORIES = (*CATEGORIES, "data_processing", "debug", "security")
+KPIS = ("usd_per_million_trained_tokens", "usd_per_million_served_tokens", "productive_gpu_hour_share", "fixed_share")
+_UNITS = {"usd_per_million_trained_tokens": "per_million", "usd_per_million_served_tokens": "per_million",
+          "productive_gpu_hour_share": "share", "fixed_share": "share"}
+
+
+def rate(timeline: Timeline, currency: str) -> float:
+    """Multiplier from USD to ``currency`` (the programme's base scenario's ``cny_per_usd``)."""
+    return float(timeline.programme.base_scenario.cny_per_usd) if currency == "CNY" else 1.0
+
+
+def _order(category: str) -> int:
+    return PROGRAMME_CATEGORIES.index(category) if category in PROGRAMME_CATEGORIES else len(PROGRAMME_CATEGORIES)
+
+
+def monthly(timeline: Timeline, currency="USD", lang="en") -> pd.DataFrame:
+    """Cost per month and category: ``month``, ``category``, ``cost``, ``category_order``, ``cost_type``."""
+    table = timeline.lines.groupby(["month", "category"], as_index=False)["cost_usd"].sum()
+    table = table[table["cost_usd"] != 0]
+    return pd.DataFrame({"month": table["month"].astype(int).to_numpy(),
+                         "category": [t(c, lang) for c in table["category"]],
+                         "cost": table["cost_usd"].to_numpy() * rate(timeline, currency),
+                         "category_order": [_order(c) for c in table["category"]]})
+
+
+def cumulative(timeline: Timeline, currency="USD", lang="en") -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(spend, alert lines) per budget resource: ``resource``, ``month``, ``spent`` (cumulative); ``resource``,
+    ``percent``, ``threshold``, ``label``, ``month`` (first month at or above it; NaN: not reached)."""
+    k = rate(timeline, currency)
+    budgets = timeline.programme.budgets or {}
+    resources = list(budgets) or ["total"]
+    spend = pd.concat([pd.DataFrame({"resource": t(r, lang) if r != "total" else t("total", lang),
+                                     "month": np.arange(1, timeline.programme.horizon_months + 1),
+                                     "spent": timeline.cumulative(r).to_numpy() * k}) for r in resources],
+                      ignore_index=True)
+    alerts = timeline.alerts()
+    lines = pd.DataFrame({"resource": [t(r, lang) for r in alerts["resource"]], "percent": alerts["percent"].to_numpy(),
+                          "threshold": alerts["threshold_usd"].to_numpy() * k,
+                          "label": [f"{p:g} %" for p in alerts["percent"]],
+                          "month": pd.to_numeric(alerts["month"], errors="coerce").to_numpy()})
+    return spend, lines
+
+
+def attribution(timeline: Timeline, key: str, currency="USD", lang="en") -> pd.DataFrame:
+    """Cost per value of tag ``key`` (or ``workstream``) and category: ``value``, ``category``, ``cost``,
+    ``category_order``."""
+    table = timeline.by_tag(key, "category").stack().rename("cost_usd").reset_index()
+    table = table[table["cost_usd"] != 0]
+    return pd.DataFrame({"value": table[key].astype(str).to_numpy(),
+                         "category": [t(c, lang) for c in table["category"]],
+                         "cost": table["cost_usd"].to_numpy() * rate(timeline, currency),
+                         "category_order": [_order(c) for c in table["category"]]})
+
+
+def kpis(timeline: Timeline, currency="USD", lang="en") -> pd.DataFrame:
+    """Unit-cost KPIs per month, long: ``month``, ``kpi`` (label), ``value``; money in the display currency per
+    million tokens, shares in per cent. Months without a figure (nothing trained or served) are left out."""
+    table = timeline.kpis()
+    k = rate(timeline, currency)
+    values = {"usd_per_million_trained_tokens": table["usd_per_trained_token"] * 1e6 * k,
+              "usd_per_million_served_tokens": table["usd_per_million_served_tokens"] * k,
+              "productive_gpu_hour_share": table["productive_gpu_hour_share"] * 100,
+              "fixed_share": table["fixed_share"] * 100}
+    frames = [pd.DataFrame({"month": table.index.to_numpy(), "kpi": kpi_label(name, currency, lang),
+                            "value": series.to_numpy(dtype=float), "kpi_order": KPIS.index(name)})
+              for name, series in values.items()]
+    out = pd.concat(frames, ignore_index=True)
+    return out[np.isfinite(out["value"])].reset_index(drop=True)
+
+
+def kpi_label(name: str, currency="USD", lang="en") -> str:
+    unit = f"{currency} / M tokens" if _UNITS[name] == "per_million" else "%"
+    return f"{t(name, lang)} [{unit}]"
+
+
+def tag_keys(timeline: Timeline) -> list[str]:
+    """The keys costs can be attributed by: ``workstream``, then the programme's tags."""
+    return ["workstream", *timeline.tag_keys]
+
+
+def monthly_csv(timeline: Timeline) -> str:
+    """The monthly cost lines (month, workstream, cycle, stage, category, item, cost type, USD, tags) as CSV."""
+    return timeline.lines.to_csv(index=False)
+
+
+def first_run_split(timeline: Timeline) -> tuple[float, float]:
+    """(cost of the first training run, cost of everything else) [USD]: the first run is cycle 1 of every
+    pre-training workstream, its training stages only; the rest is what comes after (fine-tunes, serving,
+    staff, storage left behind, hidden costs)."""
+    lines = timeline.lines
+    pretraining = [w.name for w in timeline.programme.workstreams if "pretrain" in w.stages]
+    first = lines[lines["workstream"].isin(pretraining) & (lines["cycle"] == 1) & lines["stage"].isin(TRAINING_STAGES)]
+    first_usd = float(first["cost_usd"].sum())
+    return first_usd, timeline.total_cost_usd - first_usd
