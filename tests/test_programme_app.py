@@ -178,3 +178,27 @@ def test_the_planner_opens_the_view_from_a_link_and_in_chinese():
     assert planner.view_toggle.value == "programme" and "Programme total" in view.headline.value
     planner.view_toggle.value = "single"
     assert planner.body.children == (planner.single_view,) and planner.link.query.startswith("v=1")
+
+
+def test_first_run_by_category_adds_up_to_the_split(example_timeline):
+    frame = pv.first_run_by_category(example_timeline)
+    first, after = pv.first_run_split(example_timeline)
+    parts = frame.groupby("value")["cost"].sum()
+    assert parts["First training run"] == pytest.approx(first) and parts["Everything after it"] == pytest.approx(after)
+    # annotation and staff only come after the first run; experiments (ablations before it) only with it
+    by = frame.set_index(["value", "category"])["cost"]
+    assert ("First training run", "Annotation") not in by and ("First training run", "Staff") not in by
+    assert ("Everything after it", "Experiments") not in by
+
+
+def test_a_faster_cadence_costs_more_and_the_first_run_is_paid_once():
+    p = pp.preset("assistant-7b")  # fine-tunes from month 2 to the horizon, month 12
+    sweep = pv.cadence_sweep(p, (1, 2, 3, 6))
+    assert sweep["releases"].tolist() == [11, 6, 4, 2]  # (12 - 2) // every + 1
+    assert sweep["first_run_usd"].nunique() == 1 and np.all(np.diff(sweep["total_cost_usd"]) < 0)
+    assert sweep.loc[0, "total_cost_usd"] == pytest.approx(timeline.evaluate(p).total_cost_usd)  # the preset's own
+    assert round(sweep.loc[2, "total_cost_usd"]) == 5_187_913  # the README's figure for a release every 3 months
+    assert (sweep["staff_usd"] == 8 * 20000 * 12).all()  # the team is paid every month whatever the cadence
+    assert np.allclose(sweep["first_run_usd"] + sweep["after_first_run_usd"], sweep["total_cost_usd"])
+    with pytest.raises(ValueError, match="no release workstream"):
+        pv.cadence_sweep(p.replace(workstreams=p.workstreams[:1]))

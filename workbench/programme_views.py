@@ -106,3 +106,40 @@ def first_run_split(timeline: Timeline) -> tuple[float, float]:
     first = lines[lines["workstream"].isin(pretraining) & (lines["cycle"] == 1) & lines["stage"].isin(TRAINING_STAGES)]
     first_usd = float(first["cost_usd"].sum())
     return first_usd, timeline.total_cost_usd - first_usd
+
+
+def first_run_by_category(timeline: Timeline, lang="en") -> pd.DataFrame:
+    """The first training run against everything after it, by category, in the shape of :func:`attribution`
+    (``value`` is the part's label, ``cost`` in USD): the frame behind "most of the cost comes after the first run"."""
+    lines = timeline.lines
+    pretraining = [w.name for w in timeline.programme.workstreams if "pretrain" in w.stages]
+    first = lines["workstream"].isin(pretraining) & (lines["cycle"] == 1) & lines["stage"].isin(TRAINING_STAGES)
+    table = lines.assign(part=np.where(first, t("first_run", lang), t("after_first_run", lang)))
+    table = table.groupby(["part", "category"], as_index=False, sort=False)["cost_usd"].sum()
+    table = table[table["cost_usd"] != 0]
+    return pd.DataFrame({"value": table["part"].to_numpy(), "category": [t(c, lang) for c in table["category"]],
+                         "cost": table["cost_usd"].to_numpy(), "category_order": [_order(c) for c in table["category"]]})
+
+
+def cadence_sweep(programme, every_months=(1, 2, 3, 4, 6)) -> pd.DataFrame:
+    """What the release cadence costs over the programme's horizon: for each ``every`` (months between releases),
+    the release workstreams release as often as fits between their start and the horizon, each release live for
+    as many releases as the programme keeps live now. One row per cadence: ``every_months``, ``releases``,
+    ``total_cost_usd``, ``first_run_usd``, ``after_first_run_usd``, ``usd_per_release`` (the cost after the
+    first run, per release) and the total of each category (``<category>_usd``)."""
+    from .programme_presets import knobs, with_knobs
+    from .timeline import evaluate
+    starts = [w.start_month for w in programme.workstreams if w.every_months or w.serve_months]
+    if not starts:
+        raise ValueError("the programme has no release workstream (one with every_months or serve_months)")
+    rows = []
+    for every in every_months:
+        releases = (programme.horizon_months - max(starts)) // int(every) + 1
+        p = with_knobs(programme, every=every, cycles=releases, versions=knobs(programme)["versions"])
+        tl = evaluate(p)
+        first, after = first_run_split(tl)
+        by_category = tl.lines.groupby("category")["cost_usd"].sum()
+        rows.append({"every_months": int(every), "releases": releases, "total_cost_usd": tl.total_cost_usd,
+                     "first_run_usd": first, "after_first_run_usd": after, "usd_per_release": after / releases,
+                     **{f"{c}_usd": float(v) for c, v in by_category.items()}})
+    return pd.DataFrame(rows).fillna(0.0)
