@@ -1,0 +1,291 @@
+"""The figures of a plan, one function per concern, over broadcast inputs.
+
+Each function takes ``x`` (every scenario field as an array of the batch shape, see
+:func:`workbench.estimate.estimate`) and ``f``, the figures computed so far, and returns new figures: the
+training cluster, the price of a GPU-hour, post-training compute, failures and the stages' wall-clock time,
+serving, and what the cost lines need besides (corpus bytes, electricity, operations staff). :func:`plan` runs
+them in order; :data:`PUBLIC` names the figures an :class:`~workbench.estimate.Estimate` reports.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import catalog, compute, failures, finetune, memory, mfu, operations, ownership, prices, scaling, serving, storage
+from .scenario import fields
+
+#: The figures an estimate reports (``Estimate.details`` and its headline), in the order of ``to_dict``.
+PUBLIC = (
+    "training_flops", "gpu_hours", "wall_days", "n_gpus", "mfu", "active_params", "d_model", "n_layers",
+    "peak_flops_per_s", "mfu_prior", "attention_flops_share", "hardware_flops", "hfu", "price_per_gpu_hour",
+    "gpu_memory_bytes", "model_state_bytes_per_gpu", "activation_bytes_per_gpu", "memory_bytes_per_gpu",
+    "min_gpus_to_fit", "tokens_per_param", "compute_optimal_params", "compute_optimal_tokens", "predicted_loss",
+    "interruptions_per_day", "cluster_mtbf_hours", "checkpoint_interval_hours", "checkpoint_write_seconds",
+    "checkpoint_bytes", "dataset_bytes", "pretrain_interruptions", "pretrain_days_with_overheads",
+    "training_days_total", "sft_days", "preference_days", "evaluation_days", "sft_gpu_hours", "preference_gpu_hours",
+    "evaluation_gpu_hours", "staff_months", "reward_model_params", "gpu_purchase_usd", "serving_gpus",
+    "serving_gpus_peak", "serving_replica_gpus", "serving_batch", "serving_batch_limit", "serving_tpot_ms",
+    "serving_ttft_s", "serving_meets_targets", "serving_fits", "serving_min_replica_gpus", "serving_utilisation",
+    "serving_gpus_per_node", "serving_kv_bytes_per_token", "serving_weight_bytes", "serving_tokens_per_second_per_gpu",
+    "serving_output_tokens_per_second_per_gpu", "serving_prefill_share", "serving_cost_per_month_usd",
+    "serving_cost_per_million_tokens_usd", "serving_cost_per_million_input_tokens_usd",
+    "serving_cost_per_million_output_tokens_usd", "serving_cost_per_request_usd", "cny_per_usd", "n_gpus_wanted",
+)
+_CLOUD_POWER = "0: electricity is included in the cloud GPU price (pricing is not self_hosted)"
+_CLOUD_OPS = "0: the cloud provider operates the hardware (pricing is not self_hosted)"
+
+
+def fill(value: np.ndarray, default) -> np.ndarray:
+    """``value`` where given, ``default`` where it is NaN (a field left empty)."""
+    return np.where(np.isnan(value), default, value)
+
+
+def plan(x: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Every figure of the plan (public and internal) for broadcast inputs ``x``."""
+    f: dict[str, np.ndarray] = {}
+    for step in (training_cluster, gpu_price, post_training, failures_and_stages, serving_point, line_inputs, derived):
+        f.update(step(x, f))
+    return f
+
+
+def training_cluster(x, f) -> dict:
+    """Architecture, pre-training FLOPs, the MFU and the cluster size (given, or sized to finish in target_days)."""
+    active = fill(x["active_params"], x["params"])
+    d_model = fill(x["d_model"], compute.derived_d_model(active))
+    n_layers = fill(x["n_layers"], compute.derived_n_layers(d_model))
+    peak = catalog.peak_flops_per_s(x["gpu"], x["precision"])
+    flops = compute.training_flops(active, x["tokens"], x["seq_len"], d_model, n_layers)
+    attention = compute.attention_training_flops(x["tokens"], x["seq_len"], d_model, n_layers)
+    hardware_flops = flops + compute.recompute_flops(active, x["tokens"], x["seq_len"], d_model, n_layers,
+                                                     x["recompute"])
+    # The prior is the model-FLOPs MFU of published runs, which recomputed attention (selective recompute, or
+    # FlashAttention's backward pass): a plan that recomputes more does more hardware work per model FLOP
+    # and runs proportionally slower; one that recomputes nothing, slightly faster. A given MFU is the
+    # user's own measurement and already includes their recompute.
+    # The prior also falls with the cluster, MFU(n) = level x (n / 1024) ** -beta (workbench.mfu): an auto-sized
+    # cluster solves n = hours(n) / (24 target_days) in closed form (mfu.gpus_for_duration), then whole nodes.
+    selective_flops = flops + compute.recompute_flops(active, x["tokens"], x["seq_len"], d_model, n_layers, "selective")
+    level = mfu.level(x["gpu"]) * selective_flops / hardware_flops
+    beta = np.where(~np.isnan(x["mfu"]), 0.0, mfu.scaling_exponent())
+    hours_at_reference = compute.gpu_hours(flops, peak, fill(x["mfu"], level))
+    memory_bytes = memory.capacity_bytes(catalog.spec(x["gpu"], "memory_gb").astype(float))
+    activations = memory.activation_bytes(x["seq_len"], d_model, n_layers, x["micro_batch_size"], x["recompute"],
+                                          x["tensor_parallel"], compute.HEAD_DIM, x["attention_kernel"],
+                                          x["pipeline_parallel"])
+    min_gpus = memory.min_gpus_to_fit(x["params"], memory_bytes, activations, x["zero_stage"], x["tensor_parallel"],
+                                      x["usable_memory_fraction"], x["pipeline_parallel"], x["gradient_precision"])
+    # auto-sizing: whole nodes, at least the model-parallel group and the count that fits in memory, at most
+    # the largest cluster the n_gpus field allows (a warning says when the target duration is then missed)
+    model_parallel = x["tensor_parallel"] * x["pipeline_parallel"]
+    fit_gpus = np.where(np.isfinite(min_gpus), min_gpus, model_parallel)
+    # a step of whole nodes that is also a whole number of model-parallel groups (data-parallel replicas)
+    step = np.lcm(np.asarray(x["gpus_per_node"], dtype=np.int64), np.asarray(model_parallel, dtype=np.int64)).astype(float)
+    min_nodes_gpus = np.ceil(np.maximum(fit_gpus, model_parallel) / step) * step
+    largest = np.maximum(np.floor(fields()["n_gpus"].max / step) * step, step)
+    exact = mfu.gpus_for_duration(hours_at_reference, x["target_days"], beta)
+    wanted = np.maximum(np.ceil(exact / step - 1e-9) * step, min_nodes_gpus)
+    n_gpus = fill(x["n_gpus"], np.minimum(wanted, largest))
+    mfu_used = fill(x["mfu"], level * mfu.cluster_factor(n_gpus))
+    hours = compute.gpu_hours(flops, peak, mfu_used)
+    return {"active_params": active, "d_model": d_model, "n_layers": n_layers, "peak_flops_per_s": peak,
+            "training_flops": flops, "attention_flops": attention, "hardware_flops": hardware_flops,
+            "gpu_memory_bytes": memory_bytes, "activation_bytes_per_gpu": activations, "min_gpus_to_fit": min_gpus,
+            "n_gpus_wanted": wanted, "n_gpus": n_gpus, "mfu_prior": mfu.level(x["gpu"]) * mfu.cluster_factor(n_gpus),
+            "mfu": mfu_used, "gpu_hours": hours, "wall_days": compute.wall_days(hours, n_gpus),
+            "model_state_bytes_per_gpu": memory.model_state_bytes(x["params"], n_gpus, x["zero_stage"],
+                                                                  x["tensor_parallel"], x["pipeline_parallel"],
+                                                                  x["gradient_precision"])}
+
+
+def gpu_price(x, f) -> dict:
+    """USD per GPU-hour: given, rented (``data/prices.csv``), or bought and amortised; its source; fixed or elastic."""
+    self_hosted = x["pricing"] == "self_hosted"
+    price = np.array(x["price_per_gpu_hour"], dtype=float)
+    price_source = np.full(price.shape, "price_per_gpu_hour given by the user", dtype=object)
+    rented = np.isnan(price) & ~self_hosted
+    if rented.any():
+        price[rented], price_source[rented] = prices.price_per_gpu_hour(
+            x["gpu"][rented], x["pricing"][rented], x["provider"][rented])
+    purchase = fill(x["gpu_purchase_usd"], hardware_price(x["gpu"]))
+    owned = np.isnan(price) & self_hosted
+    amortised = ownership.amortised_usd_per_gpu_hour(purchase, x["server_share"], x["interconnect_share"],
+                                                     x["useful_life_years"])
+    return {"price_per_gpu_hour": np.where(owned, amortised, price),
+            "price_source": np.where(owned, "self-hosted: purchase x (1 + server_share + interconnect_share) / "
+                                            "(useful_life_years x 8766 h) (Cottier et al. 2024)", price_source),
+            "cost_type": np.where((x["pricing"] == "on_demand") | (x["pricing"] == "spot"), "elastic", "fixed"),
+            "gpu_purchase_usd": purchase}
+
+
+def post_training(x, f) -> dict:
+    """GPU-hours of SFT, the reward model, rollouts, policy updates and evaluation, on the training cluster."""
+    active, peak, mfu_used = f["active_params"], f["peak_flops_per_s"], f["mfu"]
+    sft_tokens = x["sft_examples"] * x["sft_tokens_per_example"] * x["sft_epochs"]
+    sft_hours = compute.gpu_hours(finetune.sft_flops(active, sft_tokens, x["sft_trainable_fraction"], x["seq_len"],
+                                                     f["d_model"], f["n_layers"]), peak, mfu_used)
+    rm_params = fill(x["reward_model_params"], active)
+    rm_d_model = compute.derived_d_model(rm_params)
+    rm_tokens = x["preference_pairs"] * x["preference_tokens_per_pair"] * x["reward_model_epochs"]
+    rm_hours = compute.gpu_hours(compute.training_flops(rm_params, rm_tokens, x["seq_len"], rm_d_model,
+                                                        compute.derived_n_layers(rm_d_model)), peak, mfu_used)
+    rollout_tokens = x["rl_prompts"] * x["rl_samples_per_prompt"] * x["rl_tokens_per_sample"]
+    eval_tokens = x["eval_checkpoints"] * x["eval_tokens_per_checkpoint"]
+    return {"sft_gpu_hours": sft_hours, "reward_model_params": rm_params, "reward_model_gpu_hours": rm_hours,
+            "rollout_gpu_hours": compute.gpu_hours(finetune.forward_flops(active, rollout_tokens), peak, x["rollout_mfu"]),
+            "policy_update_gpu_hours": compute.gpu_hours(finetune.policy_update_flops(active, rm_params, rollout_tokens),
+                                                         peak, mfu_used),
+            "evaluation_gpu_hours": compute.gpu_hours(finetune.forward_flops(active, eval_tokens), peak, mfu_used)}
+
+
+def failures_and_stages(x, f) -> dict:
+    """Interruptions, the checkpoint interval (one for the cluster, applied to every training stage), each
+    stage's lost and checkpointing GPU-hours, and the stages' wall-clock days."""
+    n_gpus = f["n_gpus"]
+    checkpoint_bytes = storage.checkpoint_bytes(x["params"], x["checkpoint_bytes_per_param"])
+    node_reclaims = np.where(x["pricing"] == "spot", x["spot_interruptions_per_node_month"] / failures.DAYS_PER_MONTH, 0.0)
+    per_day = failures.cluster_interruptions_per_day(n_gpus, x["gpu_failure_rate_per_day"], n_gpus / x["gpus_per_node"],
+                                                     node_reclaims)
+    mtbf = failures.mtbf_hours(per_day)
+    write_hours = failures.checkpoint_write_hours(checkpoint_bytes, n_gpus, x["checkpoint_write_gb_per_s_per_gpu"])
+    interval = fill(x["checkpoint_interval_hours"], failures.young_daly_interval_hours(write_hours, mtbf))
+    stage_compute = {"pretrain": f["gpu_hours"], "sft": f["sft_gpu_hours"],
+                     "preference": f["reward_model_gpu_hours"] + f["rollout_gpu_hours"] + f["policy_update_gpu_hours"],
+                     "evaluation": f["evaluation_gpu_hours"]}
+    stage_overhead = {stage: failures.overhead(h / n_gpus, n_gpus, per_day, interval, write_hours,
+                                               x["restart_minutes"] / 60.0)
+                      for stage, h in stage_compute.items() if stage != "evaluation"}
+    stage_gpu_hours = {stage: h + (stage_overhead[stage]["lost_gpu_hours"] + stage_overhead[stage]["checkpoint_gpu_hours"]
+                                   if stage in stage_overhead else 0.0) for stage, h in stage_compute.items()}
+    stage_days = {stage: h / n_gpus / 24.0 for stage, h in stage_gpu_hours.items()}
+    training_days = sum(stage_days.values())
+    return {"checkpoint_bytes": checkpoint_bytes, "interruptions_per_day": per_day, "cluster_mtbf_hours": mtbf,
+            "checkpoint_write_hours": write_hours, "checkpoint_interval_hours": interval,
+            "stage_compute": stage_compute, "stage_overhead": stage_overhead, "stage_gpu_hours": stage_gpu_hours,
+            "stage_days": stage_days, "training_days_total": training_days,
+            "staff_months": fill(x["staff_months"], training_days / operations.DAYS_PER_MONTH),
+            "preference_gpu_hours": stage_compute["preference"],
+            "pretrain_interruptions": stage_overhead["pretrain"]["interruptions"],
+            "pretrain_days_with_overheads": stage_days["pretrain"], "sft_days": stage_days["sft"],
+            "preference_days": stage_days["preference"], "evaluation_days": stage_days["evaluation"]}
+
+
+def serving_point(x, f) -> dict:
+    """The replica size and operating point that need the fewest GPUs for the day's traffic, its GPUs and the
+    serving GPU-hours and costs per month, token and request."""
+    self_hosted = x["pricing"] == "self_hosted"
+    # owned GPUs cost the same idle or busy: a self-hosted fleet is sized for the peak whatever the provisioning
+    autoscaled = (x["serving_provisioning"] == "autoscaling") & ~self_hosted
+    d_model, price = f["d_model"], f["price_per_gpu_hour"]
+    heads = np.maximum(1.0, np.round(d_model / compute.HEAD_DIM))
+    point = serving.plan(
+        params=x["params"], active_params=f["active_params"], d_model=d_model, n_layers=f["n_layers"],
+        n_kv_heads=fill(x["n_kv_heads"], np.minimum(8.0, heads)), head_dim=compute.HEAD_DIM,
+        weight_precision=x["weight_precision"], kv_precision=x["kv_cache_precision"],
+        memory_bytes_per_gpu=f["gpu_memory_bytes"], usable_memory_fraction=x["usable_memory_fraction"],
+        bandwidth_bytes_per_s_per_gpu=catalog.spec(x["gpu"], "mem_bandwidth_tbs").astype(float) * 1e12,
+        peak_flops_per_s_per_gpu=catalog.peak_flops_per_s(x["gpu"], serving_precision(x["gpu"], x["weight_precision"])),
+        serving_mfu=x["serving_mfu"], serving_mbu=x["serving_mbu"], input_tokens=x["input_tokens_per_request"],
+        output_tokens=x["output_tokens_per_request"], prefix_cache_hit_rate=x["prefix_cache_hit_rate"],
+        tpot_target_s=x["tpot_target_ms"] / 1000.0, ttft_target_s=x["ttft_target_s"], max_batch=x["serving_max_batch"],
+        gpus_per_node=x["gpus_per_node"], prefill_mode=x["serving_prefill"], replica_gpus=x["serving_tensor_parallel"],
+        tokens_per_second_per_gpu=x["serving_tokens_per_second_per_gpu"], requests_per_day=x["requests_per_day"],
+        peak_to_average=x["peak_to_average"], min_replicas=x["min_replicas"], autoscaling=autoscaled)
+    replica_gpus, seconds = point["replica_gpus"], point["gpu_seconds_per_request"]
+    tokens_per_request = x["input_tokens_per_request"] + x["output_tokens_per_request"]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        throughput = np.where(seconds > 0, tokens_per_request / seconds, np.inf)
+    peak_replicas = point["replicas_peak"]
+    serve_gpus = np.where(autoscaled, point["replicas_running"], peak_replicas) * replica_gpus
+    base_gpus = np.where(autoscaled, np.minimum(x["min_replicas"], peak_replicas), peak_replicas) * replica_gpus
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # the share of the provisioned replicas' capacity the day's requests use: idle capacity is paid for too
+        utilisation = np.where(np.isnan(serve_gpus) | np.isnan(seconds), np.nan,
+                               np.where(serve_gpus > 0, x["requests_per_day"] / 86400.0 * seconds
+                                        / np.where(serve_gpus > 0, serve_gpus, 1.0), 0.0))
+    month_usd = serve_gpus * serving.HOURS_PER_MONTH * price
+    month_requests = x["requests_per_day"] * serving.DAYS_PER_MONTH
+    month_in = month_requests * x["input_tokens_per_request"]
+    month_out = month_requests * x["output_tokens_per_request"]
+    month_tokens = month_in + month_out
+    serving_on = x["serving_months"] > 0
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        per_million = np.where(month_tokens > 0, month_usd / (month_tokens / 1e6), np.nan)
+        per_million_in = np.where(month_in > 0, month_usd * point["prefill_share"] / (month_in / 1e6), np.nan)
+        per_million_out = np.where(month_out > 0, month_usd * (1 - point["prefill_share"]) / (month_out / 1e6), np.nan)
+        per_request = np.where(month_requests > 0, month_usd / month_requests, np.nan)
+        output_throughput = np.where(tokens_per_request > 0, np.where(tokens_per_request > 0, throughput, 0.0)
+                                     * x["output_tokens_per_request"]
+                                     / np.where(tokens_per_request > 0, tokens_per_request, 1.0), 0.0)
+    with np.errstate(invalid="ignore"):  # a GPU with no bandwidth on record: NaN GPUs, refused if serving is on
+        serve_hours = np.where(serving_on, serve_gpus * serving.HOURS_PER_MONTH * x["serving_months"], 0.0)
+        base_hours = np.where(serving_on, base_gpus * serving.HOURS_PER_MONTH * x["serving_months"], 0.0)
+    return {"serving_autoscaled": autoscaled, "serving_on": serving_on, "serving_gpu_hours": serve_hours,
+            "serving_base_gpu_hours": base_hours, "serving_month_output_tokens": month_out,
+            "serving_month_tokens": month_tokens,
+            "serving_gpus": serve_gpus, "serving_gpus_peak": peak_replicas * replica_gpus,
+            "serving_replica_gpus": replica_gpus, "serving_batch": point["batch"],
+            "serving_batch_limit": point["batch_limit"], "serving_tpot_ms": point["tpot_s"] * 1000.0,
+            "serving_ttft_s": point["ttft_s"], "serving_meets_targets": point["meets_targets"],
+            "serving_fits": point["fits"], "serving_min_replica_gpus": point["min_replica_gpus"],
+            "serving_utilisation": utilisation, "serving_gpus_per_node": x["gpus_per_node"],
+            "serving_kv_bytes_per_token": point["kv_bytes_per_token"], "serving_weight_bytes": point["weight_bytes"],
+            "serving_tokens_per_second_per_gpu": throughput, "serving_output_tokens_per_second_per_gpu": output_throughput,
+            "serving_prefill_share": point["prefill_share"], "serving_cost_per_month_usd": month_usd,
+            "serving_cost_per_million_tokens_usd": per_million,
+            "serving_cost_per_million_input_tokens_usd": per_million_in,
+            "serving_cost_per_million_output_tokens_usd": per_million_out, "serving_cost_per_request_usd": per_request}
+
+
+def line_inputs(x, f) -> dict:
+    """What the cost lines need besides: corpus bytes, the run's months, electricity per GPU-hour and its price,
+    operations staff and the host's share of the GPU price, each with its source."""
+    self_hosted = x["pricing"] == "self_hosted"
+    tdp_kw = catalog.spec(x["gpu"], "tdp_w").astype(float) / 1000.0
+    # electricity is metered only for owned hardware (a cloud price includes it); accelerators without a
+    # published TDP are refused for self_hosted pricing by the scenario, so no NaN reaches a line
+    kwh = np.where(self_hosted, ownership.energy_kwh(1.0, np.where(self_hosted, tdp_kw, 0.0) * 1000.0,
+                                                     x["server_power_factor"], x["power_utilisation"], x["pue"]), 0.0)
+    return {"dataset_bytes": storage.dataset_bytes(x["tokens"], x["bytes_per_token"]),
+            "run_months": f["stage_days"]["pretrain"] / operations.DAYS_PER_MONTH, "kwh_per_gpu_hour": kwh,
+            "power_price": np.where(self_hosted, x["usd_per_kwh"], 0.0),
+            "power_source": np.where(self_hosted, "TDP x server_power_factor x power_utilisation x PUE "
+                                                  "(Cottier et al. 2024)", _CLOUD_POWER),
+            "ops_fte": np.where(self_hosted, f["n_gpus"] / 1000.0 * x["ops_fte_per_1000_gpus"], 0.0),
+            "ops_source": np.where(self_hosted, "ops_fte_per_1000_gpus x n_gpus / 1000 x stage months", _CLOUD_OPS),
+            "host_price": f["price_per_gpu_hour"] * x["host_overhead_fraction"],
+            "host_source": np.where(x["host_overhead_fraction"] > 0, "host_overhead_fraction x GPU price",
+                                    "0: the GPU price includes the host CPU, RAM and disk (host_overhead_fraction = 0)")}
+
+
+def derived(x, f) -> dict:
+    """Ratios and scaling-law figures reported beside the plan."""
+    flops, mfu_used = f["training_flops"], f["mfu"]
+    n_opt, d_opt, loss = scaling_figures(f["active_params"], x["tokens"], x["scaling_law"])
+    return {"attention_flops_share": f["attention_flops"] / flops, "hfu": mfu_used * f["hardware_flops"] / flops,
+            "memory_bytes_per_gpu": f["model_state_bytes_per_gpu"] + f["activation_bytes_per_gpu"],
+            "tokens_per_param": scaling.tokens_per_param(f["active_params"], x["tokens"]),
+            "compute_optimal_params": n_opt, "compute_optimal_tokens": d_opt, "predicted_loss": loss,
+            "checkpoint_write_seconds": f["checkpoint_write_hours"] * 3600.0, "cny_per_usd": x["cny_per_usd"]}
+
+
+def scaling_figures(active, tokens, law):
+    """(compute-optimal N, compute-optimal D, predicted loss) under each scenario's own scaling law."""
+    active, tokens, law = np.broadcast_arrays(np.asarray(active, float), np.asarray(tokens, float), law)
+    n_opt, d_opt, loss = (np.empty(active.shape) for _ in range(3))
+    for name in set(np.ravel(law)):
+        where = law == name
+        n_opt[where], d_opt[where] = scaling.compute_optimal(6.0 * active[where] * tokens[where], name)
+        loss[where] = scaling.loss(active[where], tokens[where], name)
+    return n_opt, d_opt, loss
+
+
+def serving_precision(gpu, weight_precision):
+    """Compute format of serving: fp8 weights run fp8 matmuls where the GPU has them, everything else bf16 (fp16
+    where there is no bf16)."""
+    fp8 = (np.asarray(weight_precision, dtype=object) == "fp8") & ~np.isnan(catalog.peak_flops_per_s(gpu, "fp8"))
+    return np.where(fp8, "fp8", mfu.training_precision(gpu))
+
+
+def hardware_price(gpu: np.ndarray) -> np.ndarray:
+    """Purchase price per GPU [USD] from ``data/hardware_prices.csv`` (NaN where none is on record)."""
+    table = ownership.hardware_prices()
+    return catalog.map_ids(gpu, lambda g: table.get(g, np.nan))

@@ -1,0 +1,237 @@
+"""Cost lines, one builder per stage or concern, from broadcast inputs ``x`` and the figures of
+:func:`workbench.figures.plan`: pre-training (its run, experiments, storage and network), supervised
+fine-tuning, preference tuning, evaluation, serving, and the redundancy on each stage. Every line carries its
+quantity and unit, unit cost, fixed or elastic type, formula and source; :func:`lines_frame` makes the tidy table.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from . import annotation, operations, serving, storage
+
+LINE_COLUMNS = ("scenario", "stage", "category", "item", "quantity", "unit", "unit_cost_usd", "cost_usd",
+                "cost_type", "formula", "source")
+STAGES = ("pretrain", "sft", "preference", "evaluation", "inference")
+CATEGORIES = ("compute", "storage", "network", "annotation", "logging", "staff", "power", "failures",
+              "experiments", "redundancy")
+#: Which stages count as fine-tuning in the pretrain / finetune / inference split.
+STAGE_GROUPS = {"pretrain": "pretrain", "sft": "finetune", "preference": "finetune", "evaluation": "pretrain",
+                "inference": "inference"}
+_NO_SERVING = "0: no serving horizon (serving_months = 0)"
+_EGRESS_SOURCE = "commonly used internet egress rate, unverified (shared/reference/prices.md)"
+
+
+@dataclass
+class Line:
+    """One cost line, its numbers as arrays over the batch."""
+
+    stage: str
+    category: str
+    item: str
+    quantity: np.ndarray
+    unit: str
+    unit_cost_usd: np.ndarray
+    cost_type: str  # fixed | elastic
+    formula: str
+    source: object  # str or object array of str
+
+    @property
+    def cost_usd(self) -> np.ndarray:
+        return self.quantity * self.unit_cost_usd
+
+
+def all_lines(x, f) -> list[Line]:
+    """Every line of the plan, stage by stage, then the redundancy on each stage."""
+    lines = [*pretrain_lines(x, f), *sft_lines(x, f), *preference_lines(x, f), *evaluation_lines(x, f),
+             *serving_lines(x, f)]
+    return lines + redundancy_lines(x, lines)
+
+
+def _compute(stage, item, gpu_hours, formula, f) -> Line:
+    return Line(stage, "compute", item, gpu_hours, "GPU-h", f["price_per_gpu_hour"], f["cost_type"], formula,
+                f["price_source"])
+
+
+def training_overheads(stage, x, f) -> list[Line]:
+    """Host share, failures, logging, staff and power lines of a training stage."""
+    price, cost_type, stage_hours = f["price_per_gpu_hour"], f["cost_type"], f["stage_compute"][stage]
+    lines = [Line(stage, "compute", "host CPU share", stage_hours, "GPU-h", f["host_price"], cost_type,
+                  "GPU-h x price x host_overhead_fraction", f["host_source"])]
+    if stage in f["stage_overhead"]:
+        o = f["stage_overhead"][stage]
+        lines += [Line(stage, "failures", "lost work and restarts", o["lost_gpu_hours"], "GPU-h", price, cost_type,
+                       "interruptions x (interval/2 + restart) x n_gpus; interruptions = wall h x n_gpus x failure rate "
+                       "(+ spot reclaims)", "failure rate default: Llama 3 (419 interruptions, 54 days, 16,384 GPUs); "
+                       "interval: Young/Daly sqrt(2 x write time x MTBF) unless given"),
+                  Line(stage, "failures", "checkpoint writes", o["checkpoint_gpu_hours"], "GPU-h", price, cost_type,
+                       "wall h / interval x write time x n_gpus (all GPUs wait)",
+                       "write time = checkpoint bytes / (n_gpus x checkpoint_write_gb_per_s_per_gpu)")]
+    total_hours, days, training_days = f["stage_gpu_hours"][stage], f["stage_days"][stage], f["training_days_total"]
+    months = f["staff_months"] * days / np.where(training_days > 0, training_days, 1.0)
+    return lines + [
+        Line(stage, "logging", "logs and metrics",
+             operations.log_gb_months(total_hours / 24.0, x["log_gb_per_gpu_day"], x["log_retention_days"],
+                                      x["log_sampling_ratio"]),
+             "GB-month", x["log_usd_per_gb_month"], "elastic", "GPU-days x GB/GPU-day x sampling x retention days / 30.4",
+             "log_usd_per_gb_month"),
+        Line(stage, "staff", "project team", operations.fte_months(x["staff_fte"], months), "FTE-month",
+             x["staff_usd_per_month"], "fixed", "staff_fte x months (the stage's share of staff_months)",
+             "staff_usd_per_month: ~200k USD salary x 1.5 overheads / 12 (planning assumption)"),
+        Line(stage, "staff", "data-centre operations", operations.fte_months(f["ops_fte"], days / operations.DAYS_PER_MONTH),
+             "FTE-month", x["staff_usd_per_month"], "fixed", "ops FTE x stage months", f["ops_source"]),
+        Line(stage, "power", "electricity", total_hours * f["kwh_per_gpu_hour"], "kWh", f["power_price"], "elastic",
+             "GPU-h x TDP x server factor x utilisation x PUE", f["power_source"])]
+
+
+def pretrain_lines(x, f) -> list[Line]:
+    """The pre-training run, its overheads, the trial-and-error runs before it, its storage and network."""
+    hours = f["gpu_hours"]
+    lines = [_compute("pretrain", "accelerator time", hours,
+                      "6·N_active·D·(1 + s/(12·d_model)) / (peak FLOP/s × MFU × 3600)", f),
+             *training_overheads("pretrain", x, f)]
+    experiment_share = x["experiment_fraction"] + x["ablation_runs"] * x["ablation_run_fraction"]
+    lines.append(Line("pretrain", "experiments", "trial-and-error and ablation runs", hours * experiment_share, "GPU-h",
+                      f["price_per_gpu_hour"], f["cost_type"],
+                      "pre-training GPU-h x (experiment_fraction + ablation_runs x ablation_run_fraction)",
+                      "LLaMA 1 development used ~3.4x the GPU-h of its final models (Touvron et al. 2023)"))
+    return lines + storage_lines(x, f) + network_lines(x, f)
+
+
+def storage_lines(x, f) -> list[Line]:
+    """The corpus and checkpoints on the hot tier for the run, in object storage for their retention, and the
+    final checkpoint and corpus in the archive."""
+    dataset, checkpoint, run_months = f["dataset_bytes"], f["checkpoint_bytes"], f["run_months"]
+    items = [
+        ("corpus on parallel file system", storage.gb_months(dataset, run_months), x["hot_storage_usd_per_gb_month"],
+         "corpus bytes x run months", "hot tier"),
+        ("corpus copies in object storage", storage.gb_months(dataset * x["dataset_copies"], x["retention_months"]),
+         x["object_storage_usd_per_gb_month"], "corpus bytes x dataset_copies x retention_months", "object tier"),
+        ("checkpoints on parallel file system", storage.gb_months(checkpoint * x["checkpoints_kept_hot"], run_months),
+         x["hot_storage_usd_per_gb_month"], "checkpoint bytes x checkpoints_kept_hot x run months", "hot tier"),
+        ("checkpoints in object storage", storage.gb_months(checkpoint * x["checkpoints_kept_object"], x["retention_months"]),
+         x["object_storage_usd_per_gb_month"], "checkpoint bytes x checkpoints_kept_object x retention_months", "object tier"),
+        ("final checkpoint and corpus in archive", storage.gb_months(checkpoint + dataset, x["archive_months"]),
+         x["archive_storage_usd_per_gb_month"], "(checkpoint + corpus bytes) x archive_months", "archive tier"),
+    ]
+    return [Line("pretrain", "storage", item, gb_month, "GB-month", unit_price, "elastic",
+                 f"{formula}; corpus = tokens x bytes_per_token, checkpoint = params x checkpoint_bytes_per_param",
+                 f"{tier} price per GB-month (shared/reference/prices.md)")
+            for item, gb_month, unit_price, formula, tier in items]
+
+
+def network_lines(x, f) -> list[Line]:
+    """Corpus ingest, cross-region copies of the kept checkpoints, and downloads of the weights."""
+    return [
+        Line("pretrain", "network", "corpus ingest", f["dataset_bytes"] / 1e9, "GB", x["ingest_usd_per_gb"], "elastic",
+             "corpus bytes x ingest price",
+             np.where(x["ingest_usd_per_gb"] > 0, "ingest_usd_per_gb",
+                      "0: inbound transfer to the major clouds is not charged (ingest_usd_per_gb = 0)")),
+        Line("pretrain", "network", "cross-region checkpoint sync",
+             f["checkpoint_bytes"] * x["checkpoints_kept_object"] * x["cross_region_copies"] / 1e9, "GB",
+             x["cross_region_usd_per_gb"], "elastic", "checkpoint bytes x checkpoints_kept_object x cross_region_copies",
+             "commonly used inter-region rate, unverified (shared/reference/prices.md)"),
+        Line("pretrain", "network", "model weights egress", 2.0 * x["params"] * x["model_downloads"] / 1e9, "GB",
+             x["egress_usd_per_gb"], "elastic", "2 bytes x params x model_downloads", _EGRESS_SOURCE)]
+
+
+def sft_lines(x, f) -> list[Line]:
+    """Supervised fine-tuning: its compute and overheads, and the examples bought."""
+    return [_compute("sft", "accelerator time", f["sft_gpu_hours"],
+                     "(4 + 2·trainable_fraction)·N·D_sft + attention; D_sft = examples × tokens × epochs", f),
+            *training_overheads("sft", x, f),
+            *annotation_lines("sft", "SFT examples", x["sft_examples"], x["sft_usd_per_example"], x, "sft_usd_per_example")]
+
+
+def preference_lines(x, f) -> list[Line]:
+    """Preference tuning: reward model, rollouts and policy updates, overheads, and the comparisons bought."""
+    return [_compute("preference", "reward model training", f["reward_model_gpu_hours"],
+                     "6·N_rm·D_rm + attention; D_rm = pairs × tokens × epochs", f),
+            _compute("preference", "rollout generation", f["rollout_gpu_hours"],
+                     "2·N·T / (peak × rollout_mfu); T = prompts × samples × tokens", f),
+            _compute("preference", "policy updates", f["policy_update_gpu_hours"], "(8·N + 2·N_rm)·T / (peak × MFU)", f),
+            *training_overheads("preference", x, f),
+            *annotation_lines("preference", "preference comparisons", x["preference_pairs"], x["preference_usd_per_pair"],
+                              x, "preference_usd_per_pair: AlpacaEval 0.30 USD per comparison")]
+
+
+def evaluation_lines(x, f) -> list[Line]:
+    """Benchmark runs on the checkpoints evaluated, and their overheads."""
+    return [_compute("evaluation", "benchmark runs", f["evaluation_gpu_hours"],
+                     "2·N × eval_tokens_per_checkpoint × eval_checkpoints / (peak × MFU)", f),
+            *training_overheads("evaluation", x, f)]
+
+
+def serving_lines(x, f) -> list[Line]:
+    """Serving replicas (always-on base and autoscaled), response egress, request logs, power and operations."""
+    self_hosted, serving_on, autoscaled = x["pricing"] == "self_hosted", f["serving_on"], f["serving_autoscaled"]
+    price, serve_hours, base_hours = f["price_per_gpu_hour"], f["serving_gpu_hours"], f["serving_base_gpu_hours"]
+    source = np.where(serving_on, f["price_source"], _NO_SERVING)
+    return [
+        Line("inference", "compute", "serving replicas (base)", base_hours, "GPU-h", price, "fixed",
+             "replicas always running (fixed provisioning: the peak's; autoscaling: min_replicas) x GPUs per "
+             "replica x 730.5 h x serving_months; replica throughput from the prefill/decode roofline", source),
+        Line("inference", "compute", "serving replicas (autoscaled)", serve_hours - base_hours, "GPU-h", price,
+             np.where(self_hosted, "fixed", "elastic"),
+             "(average replicas over the daily traffic curve - min_replicas) x GPUs per replica x 730.5 h x serving_months",
+             np.where(autoscaled, source,
+                      np.where(self_hosted, "0: owned GPUs cost the same idle or busy; the fleet is sized for the peak "
+                                            "(self_hosted)",
+                               "0: fixed provisioning runs the peak's replicas all day (serving_provisioning = fixed)"))),
+        Line("inference", "network", "response egress",
+             np.where(serving_on, f["serving_month_output_tokens"] * x["egress_bytes_per_output_token"] / 1e9
+                      * x["serving_months"], 0.0),
+             "GB", x["egress_usd_per_gb"], "elastic", "output tokens/month x egress_bytes_per_output_token x serving_months",
+             np.where(serving_on, _EGRESS_SOURCE, _NO_SERVING)),
+        Line("inference", "logging", "request logs",
+             np.where(serving_on, f["serving_month_tokens"] * x["bytes_per_token"] * x["request_log_sampling"] / 1e9
+                      * x["log_retention_days"] / serving.DAYS_PER_MONTH * x["serving_months"], 0.0),
+             "GB-month", x["log_usd_per_gb_month"], "elastic", "tokens/month x bytes_per_token x "
+             "request_log_sampling, kept log_retention_days, x serving_months",
+             np.where(serving_on, "log_usd_per_gb_month", _NO_SERVING)),
+        Line("inference", "power", "electricity", serve_hours * f["kwh_per_gpu_hour"], "kWh", f["power_price"], "elastic",
+             "GPU-h x TDP x server factor x utilisation x PUE", f["power_source"]),
+        Line("inference", "staff", "data-centre operations",
+             operations.fte_months(np.where(self_hosted & serving_on,
+                                            f["serving_gpus"] / 1000.0 * x["ops_fte_per_1000_gpus"], 0.0),
+                                   x["serving_months"]),
+             "FTE-month", x["staff_usd_per_month"], "fixed", "ops FTE x serving_months", f["ops_source"])]
+
+
+def redundancy_lines(x, lines: list[Line]) -> list[Line]:
+    """A visible contingency on each stage: (redundancy_factor - 1) x the stage's other lines."""
+    return [Line(stage, "redundancy", "engineering redundancy", sum(line.cost_usd for line in lines if line.stage == stage),
+                 "USD", x["redundancy_factor"] - 1.0, "fixed", "(redundancy_factor - 1) x the stage's other lines",
+                 "planning guides: redundancy factor typically 1.2-1.5") for stage in STAGES]
+
+
+def annotation_lines(stage, what, count, unit_price, x, source) -> list[Line]:
+    """Labels bought, the rework of noisy ones and the QA review, each at the unit price."""
+    bought, redone, reviewed = annotation.annotation_units(count, x["annotation_rework_rate"], x["annotation_qa_share"])
+    return [Line(stage, "annotation", item, units, "labels", unit_price, "elastic", formula, source)
+            for item, units, formula in ((what, bought, "labels x unit price"),
+                                         (f"{what}: rework of noisy labels", redone,
+                                          "labels x annotation_rework_rate x unit price"),
+                                         (f"{what}: QA review", reviewed, "labels x annotation_qa_share x unit price"))]
+
+
+def lines_frame(lines: list[Line], shape) -> pd.DataFrame:
+    """The tidy table of lines (columns :data:`LINE_COLUMNS`), one row per line and scenario of the batch."""
+    n = int(np.prod(shape)) if shape else 1
+    columns = {"scenario": np.tile(np.arange(n), len(lines))}
+    for name in ("stage", "category", "item", "unit", "formula"):
+        columns[name] = np.repeat([getattr(line, name) for line in lines], n)
+    if not shape:  # one scenario: one value per line, no broadcasting needed
+        for name in ("quantity", "unit_cost_usd", "cost_usd", "cost_type", "source"):
+            values = [getattr(line, name) for line in lines]
+            values = [v.item() if isinstance(v, np.ndarray) else v for v in values]
+            columns[name] = np.array(values, dtype=object) if name in ("cost_type", "source") else np.array(values)
+        return pd.DataFrame(columns, columns=list(LINE_COLUMNS))
+    for name in ("quantity", "unit_cost_usd", "cost_usd"):
+        columns[name] = np.concatenate([np.broadcast_to(getattr(line, name), shape).ravel() for line in lines])
+    for name in ("cost_type", "source"):  # may vary across a batch
+        columns[name] = np.concatenate([np.broadcast_to(np.asarray(getattr(line, name), dtype=object), shape).ravel()
+                                        for line in lines])
+    return pd.DataFrame(columns, columns=list(LINE_COLUMNS))

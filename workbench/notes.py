@@ -1,0 +1,140 @@
+"""What an estimate says beside its figures: where each default came from, warnings about the plan (a cluster
+that cannot fit the model or finish in time, serving that misses its targets, a budget exceeded, a run far from
+compute-optimal), and the refusal of a serving plan no replica can hold. Single scenarios; figures as floats.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import catalog, mfu, prices, scaling
+from .scenario import Scenario, ScenarioError, fields
+
+
+def defaults_used(scenario: Scenario, figures: dict) -> dict[str, str]:
+    """Where each input left empty got its value from (single scenarios only)."""
+    used = {}
+    if scenario.mfu is None:
+        generation = catalog.spec(scenario.gpu, "generation")
+        table = mfu.prior_table()
+        row = table.loc[generation] if generation in table.index else table.loc["all"]
+        basis = generation if generation in table.index else f"all generations ({generation} has no published run)"
+        used["mfu"] = (f"{figures['mfu_prior']:.3f}: level {row['mfu']:.3f} at 1,024 GPUs (median of {int(row['n_runs'])} "
+                       f"published runs on {basis}, quartiles {row['q25']:.2f}-{row['q75']:.2f}, range "
+                       f"{row['min']:.2f}-{row['max']:.2f}; data/published_runs.csv) x ({figures['n_gpus']:,.0f} / 1024) ** "
+                       f"-{mfu.scaling_exponent():.3f} (MFU falls with the cluster; data/mfu_scaling.csv)")
+        if scenario.recompute != "selective":
+            used["mfu"] += (f", x {figures['mfu'] / figures['mfu_prior']:.3f} for recompute={scenario.recompute!r} "
+                            "(hardware FLOPs against the runs' selective recompute)")
+    if scenario.price_per_gpu_hour is None and scenario.pricing == "self_hosted":
+        used["price_per_gpu_hour"] = (f"{figures['price_per_gpu_hour']:.3f} USD/GPU-h: {figures['gpu_purchase_usd']:,.0f} USD "
+                                      f"per GPU x (1 + {scenario.server_share:g} + {scenario.interconnect_share:g}) over "
+                                      f"{scenario.useful_life_years:g} years")
+        if scenario.gpu_purchase_usd is None:
+            used["gpu_purchase_usd"] = f"{figures['gpu_purchase_usd']:,.0f} USD: data/hardware_prices.csv (low confidence)"
+    elif scenario.price_per_gpu_hour is None:
+        used["price_per_gpu_hour"] = (f"{figures['price_per_gpu_hour']:.2f} USD/GPU-h: "
+                                      + prices.lookup(scenario.gpu, scenario.pricing, scenario.provider)[1])
+    if scenario.checkpoint_interval_hours is None:
+        used["checkpoint_interval_hours"] = (f"{figures['checkpoint_interval_hours']:.3g} h: Young/Daly sqrt(2 x "
+                                             f"{figures['checkpoint_write_seconds']:.3g} s write x "
+                                             f"{figures['cluster_mtbf_hours']:.3g} h cluster MTBF)")
+    if scenario.staff_months is None:
+        used["staff_months"] = f"{figures['staff_months']:.2f}: the training stages' wall-clock time"
+    if scenario.serving_tokens_per_second_per_gpu is None and np.isfinite(figures["serving_tokens_per_second_per_gpu"]):
+        used["serving_tokens_per_second_per_gpu"] = (
+            f"{figures['serving_tokens_per_second_per_gpu']:,.0f}: roofline at batch {figures['serving_batch']:.0f} "
+            f"(limited by {figures['serving_batch_limit']}) on {figures['serving_replica_gpus']:.0f}-GPU replicas: prefill "
+            f"at serving_mfu {scenario.serving_mfu:g}, decode at serving_mbu {scenario.serving_mbu:g} of "
+            f"{scenario.gpu}'s bandwidth, {figures['serving_tpot_ms']:.1f} ms per output token")
+    if scenario.serving_tensor_parallel is None and np.isfinite(figures["serving_replica_gpus"]):
+        used["serving_tensor_parallel"] = (f"{figures['serving_replica_gpus']:.0f}: the replica size that needs the "
+                                           "fewest GPUs for the day's traffic, holds the model and meets the latency targets")
+    if scenario.n_kv_heads is None:
+        used["n_kv_heads"] = f"{min(8, max(1, round(figures['d_model'] / 128)))}: grouped-query attention as in Llama 3"
+    if scenario.n_gpus is None:
+        used["n_gpus"] = (f"{figures['n_gpus']:.0f}: enough whole {scenario.gpus_per_node}-GPU nodes to finish in "
+                          f"target_days={scenario.target_days:g} ("
+                          + (f"memory needs at least {figures['min_gpus_to_fit']:.0f})"
+                             if np.isfinite(figures["min_gpus_to_fit"]) else "the model fits at no GPU count: see the warning)"))
+    if scenario.d_model is None or scenario.n_layers is None:
+        used["architecture"] = (f"d_model={figures['d_model']:.0f}, n_layers={figures['n_layers']:.0f}: derived from "
+                                f"{figures['active_params']:.3g} active parameters (N = 12·L·h², h = 128·L)")
+    if scenario.active_params is None:
+        used["active_params"] = "equal to params (a dense model)"
+    return used
+
+
+def warnings(scenario: Scenario, figures: dict) -> list[str]:
+    out = []
+    if scenario.n_gpus is None and figures["n_gpus_wanted"] > figures["n_gpus"]:
+        out.append(f"finishing pre-training in target_days={scenario.target_days:g} needs "
+                   f"{figures['n_gpus_wanted']:,.0f} GPUs, more than the {fields()['n_gpus'].max:,.0f} the n_gpus field "
+                   f"allows; sized at {figures['n_gpus']:,.0f} GPUs, pre-training takes {figures['wall_days']:,.1f} days")
+    if not np.isfinite(figures["min_gpus_to_fit"]):
+        out.append(f"the model does not fit in {scenario.gpu} memory at any GPU count with zero_stage="
+                   f"{scenario.zero_stage}, tensor_parallel={scenario.tensor_parallel}, pipeline_parallel="
+                   f"{scenario.pipeline_parallel}, recompute={scenario.recompute!r}: raise the ZeRO stage, tensor or "
+                   "pipeline parallelism, or use full recompute")
+    elif figures["n_gpus"] < figures["min_gpus_to_fit"]:
+        out.append(f"n_gpus={figures['n_gpus']:.0f} is below the {figures['min_gpus_to_fit']:.0f} GPUs that fit "
+                   f"the model states and activations in {scenario.gpu} memory")
+    group = scenario.tensor_parallel * scenario.pipeline_parallel
+    if scenario.n_gpus is not None and scenario.n_gpus % group:
+        out.append(f"n_gpus={scenario.n_gpus:.0f} is not a multiple of tensor_parallel x pipeline_parallel = {group}: "
+                   f"{scenario.n_gpus / group:,.2f} data-parallel replicas; the figures assume the GPUs are all used")
+    if not figures["serving_fits"]:
+        out.append(f"serving: the weights ({figures['serving_weight_bytes'] / 1e9:,.0f} GB in {scenario.weight_precision}) "
+                   f"and one request's KV cache do not fit in the replica"
+                   + (f" of serving_tensor_parallel={scenario.serving_tensor_parallel} GPUs"
+                      if scenario.serving_tensor_parallel is not None else "")
+                   + "; give more GPUs per replica, a lower weight or KV-cache precision, or shorter requests")
+    elif not figures["serving_meets_targets"] and np.isfinite(figures["serving_tpot_ms"]):
+        ttft = (f" and time to first token {scenario.ttft_target_s:g} s" if scenario.ttft_target_s is not None else "")
+        out.append(f"serving: no replica size meets the time per output token of {scenario.tpot_target_ms:g} ms{ttft}; "
+                   f"the fastest replica ({figures['serving_replica_gpus']:.0f} GPUs) takes "
+                   f"{figures['serving_tpot_ms']:.1f} ms per token and {figures['serving_ttft_s']:.2f} s to the first token")
+    if scenario.serving_months > 0:
+        out += multi_node_warning(figures)
+    if scenario.budget_usd is not None and figures["total_cost_usd"] > scenario.budget_usd:
+        over = figures["total_cost_usd"] - scenario.budget_usd
+        out.append(f"the plan's total of {figures['total_cost_usd']:,.0f} USD is over the budget of "
+                   f"{scenario.budget_usd:,.0f} USD by {over:,.0f} USD ({over / scenario.budget_usd:.0%})")
+    note = scaling.optimality_warning(figures["active_params"], scenario.tokens, scenario.scaling_law)
+    if note:
+        out.append(note)
+    return out
+
+
+def check_serving(scenario: Scenario, figures: dict) -> None:
+    """A serving horizon on a replica that cannot hold the model has no price: say which field to change,
+    rather than let a NaN serving line reach the total."""
+    bad = (np.asarray(scenario.serving_months) > 0) & ~np.asarray(figures["serving_fits"], dtype=bool)
+    if not bad.any():
+        return
+    i = np.unravel_index(int(np.argmax(bad)), np.shape(bad)) if np.ndim(bad) else ()
+    pick = lambda v: np.asarray(v)[i] if np.ndim(v) else v  # noqa: E731
+    where = f" (scenario {int(np.argmax(np.ravel(bad)))} of the batch)" if np.ndim(bad) else ""
+    need = pick(figures["serving_min_replica_gpus"])
+    weights_gb = pick(figures["serving_weight_bytes"]) / 1e9
+    precision = pick(np.broadcast_to(np.asarray(scenario.weight_precision, dtype=object), np.shape(bad)))
+    given = pick(np.broadcast_to(np.asarray(scenario.serving_tensor_parallel if scenario.serving_tensor_parallel
+                                            is not None else np.nan, dtype=float), np.shape(bad)))
+    field, value = ("serving_tensor_parallel", scenario.serving_tensor_parallel) if np.isfinite(given) else ("gpu", scenario.gpu)
+    need_text = f"{need:,.0f} GPUs" if np.isfinite(need) else "more GPUs than any replica has"
+    raise ScenarioError(field, value, f"serving for serving_months > 0 needs the weights ({weights_gb:,.0f} GB in "
+                        f"{precision}) and one request's KV cache in one replica, which takes {need_text} of "
+                        f"{pick(np.broadcast_to(np.asarray(scenario.gpu, dtype=object), np.shape(bad)))} memory{where}",
+                        f"serving_tensor_parallel >= {need:,.0f} (or empty, to size it), a lower weight_precision or "
+                        "kv_cache_precision, shorter requests, or serving_months = 0" if np.isfinite(need) else
+                        "an accelerator with memory, or serving_months = 0",
+                        f"每副本 GPU 数 >= {need:,.0f}（或留空自动选择）、更低的权重或 KV 缓存精度、更短的请求，或推理月数为 0"
+                        if np.isfinite(need) else "有显存的加速器，或推理月数为 0")
+
+
+def multi_node_warning(figures) -> list[str]:
+    if not (figures["serving_fits"] and figures["serving_replica_gpus"] > figures["serving_gpus_per_node"]):
+        return []
+    return [f"serving: a replica of {figures['serving_replica_gpus']:,.0f} GPUs spans "
+            f"{figures['serving_replica_gpus'] / figures['serving_gpus_per_node']:,.0f} nodes; tensor-parallel "
+            "communication between nodes is not modelled, so its latency and cost are optimistic"]
+
