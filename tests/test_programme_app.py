@@ -202,3 +202,16 @@ def test_a_faster_cadence_costs_more_and_the_first_run_is_paid_once():
     assert np.allclose(sweep["first_run_usd"] + sweep["after_first_run_usd"], sweep["total_cost_usd"])
     with pytest.raises(ValueError, match="no release workstream"):
         pv.cadence_sweep(p.replace(workstreams=p.workstreams[:1]))
+
+
+def test_versions_times_cadence_beyond_the_longest_service_names_the_knob_turned():
+    p = programme.example()
+    with pytest.raises(ProgrammeError, match=r"programme · versions=12: is out of range; allowed: a whole number from "
+                                             r"1 to 10 with every=12 \(each release is served versions x every months"):
+        pp.with_knobs(p, every=12, versions=12)
+    with pytest.raises(ProgrammeError, match="programme · every=12: is out of range; allowed: a whole number from 1 to 10 "
+                                             "with versions=12") as error:
+        pp.with_knobs(pp.with_knobs(p, versions=12), every=12)
+    assert pp.message(error.value, "zh").endswith("允许：versions=12 时为 1 到 10 之间的整数（每个版本在线 versions x every "
+                                                 "个月，至多 120 个月）")
+    assert pp.knobs(pp.with_knobs(p, every=10, versions=12))["versions"] == 12  # 120 months: allowed

@@ -42,8 +42,9 @@ class ProgrammeError(ValueError):
     """A programme input is invalid: ``where`` (``workstream 'sft'``, ``staff 'core team'`` or ``programme``),
     ``field``, the value and what is allowed."""
 
-    def __init__(self, where: str, field: str, value, problem: str, allowed: str = ""):
+    def __init__(self, where: str, field: str, value, problem: str, allowed: str = "", allowed_zh: str = ""):
         self.where, self.field, self.value, self.problem, self.allowed = where, field, value, problem, allowed
+        self.allowed_zh = allowed_zh  # the same in Chinese, where no translation table covers it
         text = f"{where} · {field}={excerpt(value)}: {problem}"
         super().__init__(f"{text}; allowed: {allowed}" if allowed else text)
 

@@ -94,6 +94,16 @@ def with_knobs(p: Programme, **changes) -> Programme:
                              "has nothing to change: the programme has no release workstream",
                              "horizon only, or a workstream with every_months or serve_months")
     new = {**current, **values}
+    if new["versions"] * new["every"] > MAX_MONTHS and any(p.workstreams[i].serve_months for i in _releases(p)):
+        # each release is served versions x every months: name the knob that was turned, with what fits
+        name = "versions" if "versions" in values or "every" not in values else "every"
+        other = new["every"] if name == "versions" else new["versions"]
+        other_name = "every" if name == "versions" else "versions"
+        raise ProgrammeError("programme", name, new[name], "is out of range",
+                             f"a whole number from 1 to {MAX_MONTHS // other} with {other_name}={other:g} (each release "
+                             f"is served versions x every months, at most {MAX_MONTHS})",
+                             f"{other_name}={other:g} 时为 1 到 {MAX_MONTHS // other} 之间的整数（每个版本在线 versions x "
+                             f"every 个月，至多 {MAX_MONTHS} 个月）")
     workstreams = list(p.workstreams)
     for i in _releases(p):
         w: Workstream = workstreams[i]
@@ -146,7 +156,9 @@ def message(error: ProgrammeError, lang: str = "en") -> str:
     if not error.allowed:
         return text
     allowed = error.allowed
-    if error.field in KNOBS:
+    if error.allowed_zh:
+        allowed = error.allowed_zh
+    elif error.field in KNOBS:
         _, _, low, high, whole, _, unit_zh = KNOBS[error.field]
         allowed = f"{low:g} 到 {high:g} 之间的{'整数' if whole else '数字'}（{unit_zh}）"
     return f"{text}；允许：{problem_zh(allowed)}"

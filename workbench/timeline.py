@@ -24,43 +24,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from . import data, hidden
-from .estimate import estimate
-from .programme import RESOURCE_CATEGORIES, TRAINING_STAGES, Programme, ProgrammeError, Workstream
-from .scenario import Scenario, ScenarioError, fields
-
-DAYS_PER_MONTH = 365.25 / 12
-PROFILES = ("run", "start", "release", "retention_from_start", "retention_from_end", "archive", "programme_staff",
-            "serving")
-GPU_HOUR_CLASSES = ("productive", "lost", "experiments", "debug", "serving", "none")
-UNTAGGED = "(untagged)"
-FRAME_COLUMNS = ("month", "workstream", "cycle", "stage", "category", "item", "cost_type", "cost_usd", "gpu_hours",
-                 "gpu_hour_class")
-
-
-@data.cached
-def profiles() -> pd.DataFrame:
-    """The time profile and GPU-hour class of each engine line, ``(stage, item)``; stage ``*``: any training stage."""
-    table = data.read_table("timeline_profiles.csv", required=("stage", "item", "profile", "gpu_hours", "why"),
-                            key=("stage", "item"),
-                            choices={"profile": PROFILES, "gpu_hours": GPU_HOUR_CLASSES})
-    return table.set_index(["stage", "item"])
-
-
-@data.cached
-def _profile_map() -> dict[tuple[str, str], tuple[str, str]]:
-    table = profiles()
-    return {key: (p, g) for key, p, g in zip(table.index, table["profile"], table["gpu_hours"])}
-
-
-def profile_of(stage: str, item: str) -> tuple[str, str]:
-    """(profile, GPU-hour class) of an engine line; a line with none is a defect of the data table."""
-    table = _profile_map()
-    for key in ((stage, item), ("*", item)):
-        if key in table:
-            return table[key]
-    raise data.DataFileError(data.data_dir() / "timeline_profiles.csv",
-                             f"no time profile for the engine line {stage}/{item!r}; add a row for it")
+from .programme import RESOURCE_CATEGORIES, TRAINING_STAGES, Programme, ProgrammeError
+from .placement import (DAYS_PER_MONTH, FRAME_COLUMNS, GPU_HOUR_CLASSES, PROFILES, UNTAGGED,  # noqa: F401
+                        hidden_block, price_scenarios, profile_of, profiles, serving_block, staff_block,
+                        trained_tokens, training_block)
 
 
 @dataclass
@@ -167,63 +134,6 @@ def _records(frame: pd.DataFrame) -> list[dict]:
     return out
 
 
-# -- pricing every scenario in as few batches as the engine allows --------------------------------------
-def _batches(scenarios: list[Scenario]) -> list[tuple[list[int], Scenario]]:
-    """Group scenarios into batch Scenarios: a batch cannot mix an empty (auto) field with given values."""
-    nullable = [name for name, f in fields().items() if f.nullable]
-    groups: dict[tuple, list[int]] = {}
-    for i, s in enumerate(scenarios):
-        groups.setdefault(tuple(getattr(s, n) is None for n in nullable), []).append(i)
-    out = []
-    for indices in groups.values():
-        if len(indices) == 1:
-            out.append((indices, scenarios[indices[0]]))
-            continue
-        values = {}
-        for name in fields():
-            column = [getattr(scenarios[i], name) for i in indices]
-            values[name] = column[0] if all(v == column[0] for v in column) else np.array(column)
-        out.append((indices, Scenario(**values)))
-    return out
-
-
-def _price(scenarios: list[Scenario], owners: list[str]) -> tuple[pd.DataFrame, dict[str, np.ndarray]]:
-    """Lines of every scenario (``scenario`` = its index in the list) and the figures it needs, in batches."""
-    frames, figures = [], {}
-    wanted = ("pretrain_days_with_overheads", "sft_days", "preference_days", "evaluation_days", "price_per_gpu_hour",
-              "dataset_bytes")
-    for name in wanted:
-        figures[name] = np.zeros(len(scenarios))
-    for indices, batch in _batches(scenarios):
-        try:
-            est = estimate(batch)
-        except ScenarioError:
-            for i in indices:  # find the workstream at fault, for a message that names it
-                try:
-                    estimate(scenarios[i])
-                except ScenarioError as error:
-                    raise ProgrammeError(owners[i], error.field, error.value, error.problem, error.allowed) from None
-            raise
-        lines = est.lines
-        lines = lines.assign(scenario=np.asarray(indices)[lines["scenario"].to_numpy()])
-        frames.append(lines)
-        for name in wanted:
-            figures[name][indices] = np.broadcast_to(est.details[name], (len(indices),))
-    return pd.concat(frames, ignore_index=True), figures
-
-
-# -- placing lines in months -----------------------------------------------------------------------------
-def _weights(a: np.ndarray, b: np.ndarray, horizon: int) -> np.ndarray:
-    """(instances, months) share of each instance's cost in each month: the overlap of [a, b) with the month,
-    over b - a; a zero-length window is a point at a (its whole cost in the month holding a)."""
-    starts = np.arange(horizon, dtype=float)[None, :]
-    length = (b - a)[:, None]
-    spread = np.clip(np.minimum(b[:, None], starts + 1) - np.maximum(a[:, None], starts), 0, None)
-    point = (np.floor(a)[:, None] == starts).astype(float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(length > 1e-12, spread / np.where(length > 1e-12, length, 1.0), point)
-
-
 def evaluate(programme: Programme) -> Timeline:
     """The programme's monthly cost lines, totals, alerts and KPIs (see the module docstring)."""
     if not isinstance(programme, Programme):
@@ -234,7 +144,7 @@ def evaluate(programme: Programme) -> Timeline:
     # the programme pays staff every month; a workstream's own serving is priced per month below
     runs = [w.scenario(base).replace(staff_fte=0.0, serving_months=0.0) for w in workstreams]
     owners = [f"workstream {w.name!r}" for w in workstreams]
-    lines, figures = _price(runs, owners)
+    lines, figures = price_scenarios(runs, owners)
 
     # stage windows of each workstream's cycle, relative to the cycle's start [months]
     offsets, ends = {}, np.zeros(len(workstreams))
@@ -247,11 +157,11 @@ def evaluate(programme: Programme) -> Timeline:
             t += length
         ends[i] = t
 
-    blocks = [_training_block(programme, workstreams, runs, lines, offsets, ends, horizon)]
-    serving_block, served = _serving_block(programme, workstreams, runs, ends, horizon, owners)
-    blocks.append(serving_block)
-    blocks.append(_staff_block(programme, horizon))
-    blocks.append(_hidden_block(programme, workstreams, runs, figures, offsets, ends, horizon))
+    blocks = [training_block(programme, workstreams, runs, lines, offsets, ends, horizon)]
+    serving, served = serving_block(programme, workstreams, runs, ends, horizon, owners)
+    blocks.append(serving)
+    blocks.append(staff_block(programme, horizon))
+    blocks.append(hidden_block(programme, workstreams, runs, figures, offsets, ends, horizon))
     frame = pd.concat([b for b in blocks if len(b)], ignore_index=True) if any(len(b) for b in blocks) else None
     tag_keys = tuple(sorted({k for w in workstreams for k in w.tags} | {k for s in programme.staff for k in s.tags}))
     if frame is None:
@@ -260,242 +170,11 @@ def evaluate(programme: Programme) -> Timeline:
     tags = frame.pop("tags")
     for key in tag_keys:
         frame[key] = [t.get(key, UNTAGGED) for t in tags]
-    trained = _trained_tokens(workstreams, runs, offsets, horizon)
+    trained = trained_tokens(workstreams, runs, offsets, horizon)
     months_tokens = pd.DataFrame({"month": np.arange(1, horizon + 1), "trained_tokens": trained, "served_tokens": served})
     timeline = Timeline(programme, frame, tag_keys, beyond, months_tokens)
     timeline.warnings = _warnings(timeline)
     return timeline
-
-
-def _training_block(programme, workstreams, runs, lines, offsets, ends, horizon) -> pd.DataFrame:
-    lines = lines[lines["stage"] != "inference"]
-    known = {key: profile_of(*key) for key in set(zip(lines["stage"], lines["item"]))}
-    profile, gpu_class = zip(*(known[key] for key in zip(lines["stage"], lines["item"]))) if len(lines) else ((), ())
-    lines = lines.assign(profile=profile, gpu_hour_class=gpu_class)
-    lines = lines[(lines["profile"] != "programme_staff")]
-    keep = np.array([stage in workstreams[i].stages for i, stage in zip(lines["scenario"], lines["stage"])], bool)
-    lines = lines[keep] if len(lines) else lines
-    rows = []  # one instance per (line, cycle)
-    for i, w in enumerate(workstreams):
-        mine = lines[lines["scenario"] == i]
-        if not len(mine):
-            continue
-        retention, archive = float(runs[i].retention_months), float(runs[i].archive_months)
-        # every cycle of the workstream at once: the lines tiled once per cycle, cycle-major
-        cycles = np.array(w.cycle_starts())
-        n, n_cycles = len(mine), len(cycles)
-        t0 = np.repeat(cycles, n)
-        start = t0 + np.tile([offsets[i, st][0] for st in mine["stage"]], n_cycles)
-        end = t0 + np.tile([offsets[i, st][1] for st in mine["stage"]], n_cycles)
-        p = np.tile(mine["profile"].to_numpy(), n_cycles)
-        release = t0 + ends[i]
-        a = np.select([p == "start", p == "release", p == "retention_from_end", p == "archive"],
-                      [t0, release, end, end + retention], start)
-        b = np.select([p == "start", p == "release", p == "retention_from_start", p == "retention_from_end",
-                       p == "archive"],
-                      [t0, release, start + retention, end + retention, end + retention + archive], end)
-        annotation = mine["category"].to_numpy() == "annotation"
-        first = _redundancy_follows(mine, np.ones(n))
-        later = _redundancy_follows(mine, np.where(annotation, w.reannotation_share, 1.0))
-        share = np.concatenate([first, *([later] * (n_cycles - 1))])
-        counted = (mine["unit"].to_numpy() == "GPU-h") & (mine["gpu_hour_class"].to_numpy() != "none")
-        gpu_hours = np.tile(np.where(counted, mine["quantity"].to_numpy(), 0.0), n_cycles) * share
-        rows.append(pd.DataFrame({"a": a, "b": b, "cost": np.tile(mine["cost_usd"].to_numpy(), n_cycles) * share,
-                                  "gpu_hours": gpu_hours, "workstream": w.name, "cycle": np.repeat(np.arange(1, n_cycles + 1), n),
-                                  **{column: np.tile(mine[column].to_numpy(), n_cycles)
-                                     for column in ("stage", "category", "item", "cost_type", "gpu_hour_class")},
-                                  "tags": [tags for k in range(n_cycles) for tags in [w.tags_for(k + 1)] * n]}))
-    if not rows:
-        return pd.DataFrame()
-    inst = pd.concat(rows, ignore_index=True)
-    weights = _weights(inst["a"].to_numpy(), inst["b"].to_numpy(), horizon)
-    return _spread(inst, weights)
-
-
-def _redundancy_follows(lines: pd.DataFrame, share: np.ndarray) -> np.ndarray:
-    """A stage's redundancy line is a factor on its other lines: when a cycle buys only a share of its
-    annotation again, the redundancy shrinks with the lines it is a factor on."""
-    category, stage, cost = lines["category"].to_numpy(), lines["stage"].to_numpy(), lines["cost_usd"].to_numpy()
-    share = share.astype(float).copy()
-    for st in np.unique(stage[category == "redundancy"]):
-        others = (stage == st) & (category != "redundancy")
-        full = cost[others].sum()
-        if full > 0:
-            share[(stage == st) & (category == "redundancy")] = (cost[others] * share[others]).sum() / full
-    return share
-
-
-def _spread(inst: pd.DataFrame, weights: np.ndarray) -> pd.DataFrame:
-    """Tidy rows (instance x month) where the weight is non-zero; the cost left outside the horizon in attrs."""
-    cost = inst["cost"].to_numpy()
-    beyond = float((cost * np.clip(1.0 - weights.sum(axis=1), 0.0, None)).sum())
-    # a line of no cost and no GPU time in a month says nothing: left out
-    r, m = np.nonzero(weights * ((cost != 0) | (inst["gpu_hours"].to_numpy() != 0))[:, None])
-    out = inst.iloc[r].reset_index(drop=True).drop(columns=["a", "b", "cost"])
-    out.insert(0, "month", m + 1)
-    out["cost_usd"] = cost[r] * weights[r, m]
-    out["gpu_hours"] = inst["gpu_hours"].to_numpy()[r] * weights[r, m]
-    out = out[list(FRAME_COLUMNS) + ["tags"]]
-    out.attrs["beyond"] = beyond
-    return out
-
-
-def _serving_block(programme, workstreams, runs, ends, horizon, owners):
-    """Each released version's serving month by month: the newest live version carries (1 - legacy share) of
-    the month's traffic, older live ones share the rest, and every live version pays its minimum replicas."""
-    pairs, requests_of, served = [], {}, np.zeros(horizon)
-    for i, w in enumerate(workstreams):
-        if not w.serve_months:
-            continue
-        releases = np.array(w.cycle_starts()) + ends[i]
-        first = releases[0]
-        tokens_per_request = runs[i].input_tokens_per_request + runs[i].output_tokens_per_request
-        d = hidden.defaults()
-        filter_usd = float(hidden.content_filter_usd(1.0, tokens_per_request, d["content_filter_usd_per_1000_records"],
-                                                     d["chars_per_record"], d["chars_per_token"])) \
-            if programme.content_filtering else 0.0
-        for month in range(1, horizon + 1):
-            lo, hi = month - 1.0, float(month)
-            overlap = np.clip(np.minimum(releases + w.serve_months, hi) - np.maximum(releases, lo), 0, None)
-            live = np.nonzero(overlap > 1e-9)[0]
-            if not len(live):
-                continue
-            traffic = runs[i].requests_per_day * (1 + w.traffic_growth_per_month) ** max(0.0, lo - np.floor(first))
-            newest = live.max()
-            for k in live:
-                share = 1.0 if len(live) == 1 else ((1 - w.legacy_traffic_share) if k == newest
-                                                    else w.legacy_traffic_share / (len(live) - 1))
-                requests = traffic * share
-                pairs.append((i, k, month, float(overlap[k]), requests * DAYS_PER_MONTH * overlap[k] * filter_usd))
-                requests_of.setdefault(i, []).append(requests)
-                served[month - 1] += requests * tokens_per_request * DAYS_PER_MONTH * overlap[k]
-    if not pairs:
-        return pd.DataFrame(), served
-    # a month of serving per (version, month) at that version's traffic, in as few batches as the workstreams'
-    # empty fields allow: the batch's columns are the workstreams' values repeated, not one Scenario per pair
-    owner = np.array([p[0] for p in pairs])
-    requests = np.array([r for i in requests_of for r in requests_of[i]])  # pairs were added workstream by workstream
-    frames = []
-    for members, _ in _batches([runs[i] for i in requests_of]):
-        mine = np.isin(owner, [list(requests_of)[m] for m in members])
-        index = np.nonzero(mine)[0]
-        distinct, codes = np.unique(owner[index], return_inverse=True)
-        values = {}
-        for name in fields():
-            per_run = [getattr(runs[i], name) for i in distinct]
-            values[name] = per_run[0] if all(v == per_run[0] for v in per_run) else np.array(per_run)[codes]
-        values.update(serving_months=1.0, requests_per_day=requests[index] if len(index) > 1 else requests[index[0]])
-        try:
-            lines = estimate(Scenario(**values)).lines
-        except ScenarioError:
-            for i in sorted(set(owner[index])):  # name the workstream at fault
-                try:
-                    estimate(runs[i].replace(serving_months=1.0, requests_per_day=max(requests_of[i])))
-                except ScenarioError as error:
-                    raise ProgrammeError(owners[i], error.field, error.value, error.problem, error.allowed) from None
-            raise
-        lines = lines[lines["stage"] == "inference"]
-        frames.append(lines.assign(scenario=index[lines["scenario"].to_numpy()]))
-    lines = pd.concat(frames, ignore_index=True)
-    index = lines["scenario"].to_numpy()
-    pair = np.array([p[:3] for p in pairs])
-    fraction = np.array([p[3] for p in pairs])[index]
-    gpu_class = np.array([profile_of("inference", item)[1] for item in lines["item"]])
-    ws = pair[index, 0]
-    out = pd.DataFrame({"month": pair[index, 2], "workstream": [workstreams[i].name for i in ws],
-                        "cycle": pair[index, 1] + 1, "stage": "inference", "category": lines["category"].to_numpy(),
-                        "item": lines["item"].to_numpy(), "cost_type": lines["cost_type"].to_numpy(),
-                        "cost_usd": lines["cost_usd"].to_numpy() * fraction,
-                        "gpu_hours": np.where(lines["unit"].to_numpy() == "GPU-h", lines["quantity"].to_numpy(), 0.0) * fraction,
-                        "gpu_hour_class": gpu_class,
-                        "tags": [workstreams[i].tags_for(k + 1) for i, k in zip(ws, pair[index, 1])]})
-    filtering = pd.DataFrame({"month": pair[:, 2], "workstream": [workstreams[i].name for i in pair[:, 0]],
-                              "cycle": pair[:, 1] + 1, "stage": "inference", "category": "security",
-                              "item": "content filtering of prompts and responses", "cost_type": "elastic",
-                              "cost_usd": [p[4] for p in pairs], "gpu_hours": 0.0, "gpu_hour_class": "none",
-                              "tags": [workstreams[i].tags_for(k + 1) for i, k in pair[:, :2]]})
-    out = pd.concat([out, filtering], ignore_index=True)
-    return out[out["cost_usd"] != 0].reset_index(drop=True), served
-
-
-def _staff_block(programme, horizon) -> pd.DataFrame:
-    rows = []
-    for s in programme.staff:
-        for month in range(s.start_month, (s.end_month or horizon) + 1):
-            rows.append({"month": month, "workstream": s.name, "cycle": 0, "stage": "programme", "category": "staff",
-                         "item": "programme staff", "cost_type": "fixed", "cost_usd": s.fte * s.usd_per_month,
-                         "gpu_hours": 0.0, "gpu_hour_class": "none", "tags": dict(s.tags)})
-    return pd.DataFrame(rows)
-
-
-def _hidden_block(programme, workstreams, runs, figures, offsets, ends, horizon) -> pd.DataFrame:
-    """Data cleaning and cross-region reads per pre-training cycle, debug environments every active month,
-    security and compliance every month (see :mod:`workbench.hidden` and data/programme_defaults.csv)."""
-    d = hidden.defaults()
-    rows = []
-
-    def add(month, w, cycle, stage, category, item, cost_type, cost, gpu_hours=0.0, klass="none", tags=None):
-        if 1 <= month <= horizon and (cost or gpu_hours):
-            rows.append({"month": month, "workstream": w, "cycle": cycle, "stage": stage, "category": category,
-                         "item": item, "cost_type": cost_type, "cost_usd": float(cost), "gpu_hours": float(gpu_hours),
-                         "gpu_hour_class": klass, "tags": tags or {}})
-
-    beyond = 0.0
-    for i, w in enumerate(workstreams):
-        starts = w.cycle_starts()
-        if "pretrain" in w.stages:
-            raw = hidden.raw_bytes(figures["dataset_bytes"][i], w.hidden("cleaning_survive_share"))
-            core_hours = float(hidden.cleaning_core_hours(raw, w.hidden("cleaning_core_hours_per_tb")))
-            read_usd = float(hidden.cross_region_read_usd(figures["dataset_bytes"][i], runs[i].cross_region_usd_per_gb))
-            for k, t0 in enumerate(starts):
-                month = int(np.floor(t0)) + 1  # cleaned before the run starts
-                add(month, w.name, k + 1, "pretrain", "data_processing", "data cleaning and deduplication", "elastic",
-                    core_hours * d["cpu_usd_per_core_hour"], tags=w.tags_for(k + 1))
-                if w.data_in_other_region:
-                    a, b = t0 + offsets[i, "pretrain"][0], t0 + offsets[i, "pretrain"][1]
-                    weights = _weights(np.array([a]), np.array([b]), horizon)[0]
-                    beyond += read_usd * max(0.0, 1 - weights.sum())
-                    for m in np.nonzero(weights)[0]:
-                        add(m + 1, w.name, k + 1, "pretrain", "network", "corpus read across regions", "elastic",
-                            read_usd * weights[m], tags=w.tags_for(k + 1))
-        gpus = w.hidden("debug_gpus")
-        if gpus:
-            release = None if w.debug_never_released else w.hidden("debug_auto_release_hours")
-            held, _ = hidden.debug_gpu_hours(gpus, w.hidden("debug_sessions_per_month"), w.hidden("debug_session_hours"),
-                                             release)
-            last = max(int(np.ceil(starts[-1] + ends[i])), w.start_month)
-            cost_type = "fixed" if w.debug_never_released else "elastic"
-            for month in range(w.start_month, min(last, horizon) + 1):
-                cycle = sum(1 for t0 in starts if t0 < month)
-                add(month, w.name, max(cycle, 1), "development", "debug", "development and debug environments",
-                    cost_type, float(held) * figures["price_per_gpu_hour"][i], float(held), "debug",
-                    tags=w.tags_for(max(cycle, 1)))
-    security = programme.security_usd_per_month
-    security = d["security_usd_per_month"] if security is None else security
-    for month in range(1, horizon + 1):
-        add(month, "programme", 0, "programme", "security", "security and compliance (identity, audit logs, masking)",
-            "fixed", security)
-    out = pd.DataFrame(rows, columns=[*FRAME_COLUMNS, "tags"])
-    out.attrs["beyond"] = beyond
-    return out
-
-
-def _trained_tokens(workstreams: tuple[Workstream, ...], runs, offsets, horizon) -> np.ndarray:
-    """Tokens trained per month: pre-training tokens and fine-tuning tokens, spread over their stages."""
-    a, b, tokens = [], [], []
-    for i, w in enumerate(workstreams):
-        s = runs[i]
-        per_stage = {"pretrain": s.tokens, "sft": s.sft_examples * s.sft_tokens_per_example * s.sft_epochs,
-                     "preference": s.preference_pairs * s.preference_tokens_per_pair * s.reward_model_epochs}
-        for t0 in w.cycle_starts():
-            for stage, count in per_stage.items():
-                if stage in w.stages and count:
-                    a.append(t0 + offsets[i, stage][0])
-                    b.append(t0 + offsets[i, stage][1])
-                    tokens.append(count)
-    if not tokens:
-        return np.zeros(horizon)
-    return (np.array(tokens)[:, None] * _weights(np.array(a), np.array(b), horizon)).sum(axis=0)
 
 
 def _warnings(timeline: Timeline) -> list[str]:

@@ -1,0 +1,30 @@
+"""The app's style sheet (one <style> element on the page)."""
+
+CSS = """
+.wb-planner { font-family: system-ui, -apple-system, 'Segoe UI', 'Noto Sans', 'Noto Sans CJK SC', sans-serif; }
+.wb-title { margin: 4px 0 0 0; }
+.wb-name { font-size: 18px; font-weight: 600; margin-top: 6px; }
+.wb-subtitle { color: #555; margin-bottom: 6px; }
+.wb-help { color: #777; margin: -6px 0 0 165px; }
+.wb-help .widget-html-content { font-size: 11px; line-height: 1.25; }
+.wb-control .widget-html-content { line-height: 1.3; }
+.wb-message .widget-html-content { line-height: 1.3; }
+.wb-unit { color: #777; font-weight: normal; }
+.wb-error { color: #b00020; font-size: 12px; }
+.wb-cards { display: flex; flex-wrap: wrap; gap: 8px; margin: 6px 0; }
+.wb-card { border: 1px solid #ddd; border-radius: 6px; padding: 6px 10px; min-width: 150px; }
+.wb-card-label { color: #666; font-size: 11px; }
+.wb-card-value { font-size: 16px; font-weight: 600; }
+.wb-total .wb-card-value { font-size: 22px; color: #1d4e89; }
+.wb-alerts, .wb-notes, .wb-serving { font-size: 12px; margin: 4px 0; }
+.wb-notes { color: #8a5a00; }
+.wb-timing { color: #999; font-size: 11px; }
+table.wb-lines, table.wb-compare { border-collapse: collapse; font-size: 11px; }
+table.wb-lines td, table.wb-lines th, table.wb-compare td, table.wb-compare th { padding: 2px 6px; border-bottom: 1px solid #eee; text-align: left; }
+.wb-download { margin-right: 8px; }
+.wb-lines td.wb-num { text-align: right; white-space: nowrap; }
+.wb-stale { opacity: 0.45; }  /* figures of the last valid inputs while a typed value is refused */
+.wb-lines td.wb-tag, .wb-lines th { white-space: nowrap; }  /* short words: CJK text would otherwise break per character */
+.wb-lines td.wb-source { color: #777; font-size: 10px; max-width: 360px; }
+.wb-lines td, .wb-lines th { vertical-align: top; line-height: 1.25; }
+"""
