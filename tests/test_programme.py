@@ -374,3 +374,21 @@ def test_fuzz_a_programme_file_is_planned_or_refused_with_a_message(horizon, wor
     tl = timeline.evaluate(p)
     assert np.isfinite(tl.total_cost_usd) and tl.total_cost_usd >= 0
     json.dumps(tl.to_dict(), allow_nan=False)
+
+
+def test_each_release_leaves_a_fine_tuned_checkpoint_that_piles_up():
+    # by hand: 7B x 14 bytes = 98 GB, 12 months at 0.023 USD/GB-month = 27.048 USD per fine-tuning stage
+    lines = workbench.estimate().lines
+    ft = lines[lines["item"] == "fine-tuned checkpoint in object storage"].set_index("stage")["cost_usd"]
+    assert ft.to_dict() == pytest.approx({"sft": 27.048, "preference": 27.048})
+    assert lines[(lines["item"] == "fine-tuned checkpoint in object storage")
+                 & (lines["stage"] == "sft")]["quantity"].iloc[0] == pytest.approx(98 * 12)
+    skipped = workbench.estimate(sft_examples=0).lines  # a stage that did not run leaves nothing
+    assert skipped.loc[(skipped["item"] == "fine-tuned checkpoint in object storage") & (skipped["stage"] == "sft"),
+                       "cost_usd"].iloc[0] == 0
+    # in the example programme, month m (2..12) holds the checkpoints of the m - 1 releases so far
+    tl = timeline.evaluate(pg.example())
+    kept = tl.lines[tl.lines["item"] == "fine-tuned checkpoint in object storage"].groupby("month")["cost_usd"].sum()
+    per_release_month = 2 * 27.048 / 12
+    assert kept[12] == pytest.approx(10 * per_release_month + kept[2], rel=1e-6)  # 10 whole months more than month 2
+    assert np.all(np.diff(kept.to_numpy()) > 0)

@@ -141,7 +141,7 @@ def sft_lines(x, f) -> list[Line]:
     """Supervised fine-tuning: its compute and overheads, and the examples bought."""
     return [_compute("sft", "accelerator time", f["sft_gpu_hours"],
                      "(4 + 2·trainable_fraction)·N·D_sft + attention; D_sft = examples × tokens × epochs", f),
-            *training_overheads("sft", x, f),
+            *training_overheads("sft", x, f), finetuned_checkpoint_line("sft", x, f),
             *annotation_lines("sft", "SFT examples", x["sft_examples"], x["sft_usd_per_example"], x, "sft_usd_per_example")]
 
 
@@ -152,9 +152,21 @@ def preference_lines(x, f) -> list[Line]:
             _compute("preference", "rollout generation", f["rollout_gpu_hours"],
                      "2·N·T / (peak × rollout_mfu); T = prompts × samples × tokens", f),
             _compute("preference", "policy updates", f["policy_update_gpu_hours"], "(8·N + 2·N_rm)·T / (peak × MFU)", f),
-            *training_overheads("preference", x, f),
+            *training_overheads("preference", x, f), finetuned_checkpoint_line("preference", x, f),
             *annotation_lines("preference", "preference comparisons", x["preference_pairs"], x["preference_usd_per_pair"],
                               x, "preference_usd_per_pair: AlpacaEval 0.30 USD per comparison")]
+
+
+def finetuned_checkpoint_line(stage, x, f) -> Line:
+    """The final checkpoint of a fine-tuning stage that ran, kept in object storage for the retention period: each
+    release leaves one behind, so that in a programme the versions' checkpoints pile up."""
+    ran = np.asarray(f["stage_compute"][stage]) > 0
+    return Line(stage, "storage", "fine-tuned checkpoint in object storage",
+                np.where(ran, storage.gb_months(f["checkpoint_bytes"], x["retention_months"]), 0.0), "GB-month",
+                x["object_storage_usd_per_gb_month"], "elastic",
+                "checkpoint bytes x retention_months (the stage's final checkpoint, if the stage ran)",
+                "object tier price per GB-month (shared/reference/prices.md); one checkpoint per fine-tuning stage: "
+                "planning assumption")
 
 
 def evaluation_lines(x, f) -> list[Line]:
