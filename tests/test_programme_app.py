@@ -215,3 +215,13 @@ def test_versions_times_cadence_beyond_the_longest_service_names_the_knob_turned
     assert pp.message(error.value, "zh").endswith("允许：versions=12 时为 1 到 10 之间的整数（每个版本在线 versions x every "
                                                  "个月，至多 120 个月）")
     assert pp.knobs(pp.with_knobs(p, every=10, versions=12))["versions"] == 12  # 120 months: allowed
+
+
+def test_the_first_page_does_not_load_the_programme_modules_and_knows_their_link_keys():
+    from workbench.app_links import PROGRAMME_KEYS
+    assert PROGRAMME_KEYS == pp.QUERY_KEYS
+    code = ("import sys, workbench.ui as ui; ui.parse_app_query('params=13B'); "
+            "print(sorted(m for m in sys.modules if m.startswith('workbench.programme') or m == 'workbench.timeline'))")
+    import subprocess, sys
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

@@ -12,7 +12,6 @@ import anywidget
 import traitlets
 
 from .i18n import problem_zh, t
-from .programme_presets import QUERY_KEYS
 from .scenario import Scenario, ScenarioError, excerpt, fields, query_fields
 
 
@@ -21,8 +20,9 @@ log = logging.getLogger(__name__)
 #: URL parameters that belong to the app, not to the scenario.
 APP_PARAMS = ("lang", "currency")
 CURRENCIES = ("USD", "CNY")
-#: the programme view's link keys, left out of the scenario
-PROGRAMME_KEYS = QUERY_KEYS
+#: the programme view's link keys (``programme_presets.QUERY_KEYS``, imported only when a link has one: the first
+#: page does not load the programme modules), left out of the scenario
+PROGRAMME_KEYS = ("view", "programme", "horizon", "every", "cycles", "versions", "growth")
 
 
 def hub_links(environ=None) -> dict:
