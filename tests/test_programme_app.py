@@ -112,15 +112,19 @@ def test_kpis_are_the_timelines_in_display_units(example_timeline):
 
 def test_the_first_run_is_the_pretraining_runs_own_cost():
     # a horizon long enough for every retention tail: the first run is what estimate() says of the pre-training
-    # run (its staff paid by the programme instead), plus the cleaning of its corpus, a programme line
+    # run (its staff paid by the programme instead), plus the programme's lines of that run: the cleaning of its
+    # corpus and its debug environments while it runs
     p = programme.example().replace(horizon_months=60)
     tl = timeline.evaluate(p)
     first, after = pv.first_run_split(tl)
     run = p.workstreams[0].scenario(p.base_scenario).replace(staff_fte=0.0, serving_months=0.0)
     lines = workbench.estimate(run).lines
     engine = lines[(lines["stage"] == "pretrain") & (lines["category"] != "staff")]["cost_usd"].sum()
-    cleaning = tl.lines[(tl.lines["category"] == "data_processing") & (tl.lines["workstream"] == "pre-training")]
-    assert first == pytest.approx(engine + cleaning["cost_usd"].sum(), rel=1e-9)
+    mine = tl.lines[(tl.lines["workstream"] == "pre-training") & (tl.lines["cycle"] == 1)]
+    hidden_lines = mine[mine["category"].isin(["data_processing", "debug"])]["cost_usd"].sum()
+    assert first == pytest.approx(engine + hidden_lines, rel=1e-9) and hidden_lines > 0
+    # the CLI's JSON says the same
+    assert tl.to_dict()["first_run_usd"] == pytest.approx(first)
     assert first + after == pytest.approx(tl.total_cost_usd, rel=1e-12)
 
 
@@ -136,8 +140,9 @@ def test_the_view_follows_its_knobs_and_keeps_the_last_valid_programme():
     links = []
     view = ProgrammeView(on_link=links.append)
     before = view.timeline.total_cost_usd
-    view.knob_widgets["every"].value = 2
-    assert links[-1] == "view=programme&programme=assistant-7b&every=2"
+    view.knob_widgets["every"].value = 2  # releases every 2 months over the same window: 6 instead of 11
+    assert links[-1] == "view=programme&programme=assistant-7b&every=2&cycles=6"
+    assert view.knob_widgets["cycles"].value == 6
     assert view.timeline.total_cost_usd < before and "wb-stale" not in view.figures._dom_classes
     shown = view.timeline.total_cost_usd
     view.knob_widgets["horizon"].value = 1  # the fine-tunes start in month 2: refused
@@ -225,3 +230,40 @@ def test_the_first_page_does_not_load_the_programme_modules_and_knows_their_link
     import subprocess, sys
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_a_new_cadence_keeps_the_release_window_and_faster_releases_cost_more():
+    seventy = pp.preset("base-70b")  # releases in months 4, 7, ..., 22
+    faster = pp.with_knobs(seventy, every=2)
+    assert pp.knobs(faster)["cycles"] == 10 and faster.workstreams[1].cycle_starts()[-1] == 21  # months 4, 6, ..., 22
+    assert pp.knobs(pp.with_knobs(seventy, every=2, cycles=3))["cycles"] == 3  # cycles given: kept
+    totals = [timeline.evaluate(pp.with_knobs(seventy, every=e)).total_cost_usd for e in (6, 3, 2, 1)]
+    assert np.all(np.diff(totals) > 0)
+
+
+def test_warnings_say_when_releases_stop_serving_or_fall_after_the_horizon():
+    p = programme.example()
+    short = timeline.evaluate(pp.with_knobs(p, versions=1, every=1, cycles=5))  # last release month 6, retired in 7
+    assert any("its last release is retired in month 7; it serves nothing from then to month 12" in w
+               for w in short.warnings)
+    late = timeline.evaluate(pp.with_knobs(p, every=3, cycles=11))
+    assert any("'monthly fine-tune': 7 of its 11 cycles start after month 12" in w for w in late.warnings)
+    assert any("fall after month 12 (storage retention and archive tails, and work of cycles" in w for w in late.warnings)
+    example = timeline.evaluate(p)
+    assert any("served until month 15; serving after month 12 is not priced" in w for w in example.warnings)
+
+
+def test_tags_take_only_the_cycle_placeholder_and_fields_suggest_their_names():
+    text = programme.example().to_json()
+    with pytest.raises(ProgrammeError, match=r"tags.model_version='v\{cyc\}': has a placeholder other than \{cycle\}"):
+        programme.loads(text.replace("v{cycle}", "v{cyc}"))
+    with pytest.raises(ProgrammeError, match="is not a workstream field; did you mean 'every_months'"):
+        programme.loads(text.replace('"every_months"', '"every_month"'))
+    with pytest.raises(ProgrammeError, match="is not a programme field; did you mean 'horizon_months'"):
+        programme.loads(text.replace('"horizon_months"', '"horizon_month"'))
+
+
+def test_alert_lines_are_listed_in_order_with_the_100_percent_line():
+    p = programme.example().replace(alert_percents=(30.0, 150.0))
+    alerts = timeline.evaluate(p).alerts()
+    assert alerts[alerts["resource"] == "total"]["percent"].tolist() == [30.0, 100.0, 150.0]

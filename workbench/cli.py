@@ -127,6 +127,10 @@ def _print_plan(tl) -> None:
     print(f"Programme: {p.name}, {p.horizon_months} months, {len(p.workstreams)} workstreams, {len(p.staff)} staff entries")
     print(f"Total: {tl.total_cost_usd:,.0f} USD"
           + (f" (and {tl.beyond_horizon_usd:,.0f} USD after month {p.horizon_months})" if tl.beyond_horizon_usd >= 0.5 else ""))
+    first, after = tl.first_run_split()
+    if tl.total_cost_usd > 0:
+        print(f"First training run: {first:,.0f} USD ({first / tl.total_cost_usd:.0%}); everything after it: "
+              f"{after:,.0f} USD ({after / tl.total_cost_usd:.0%})")
     monthly = tl.monthly()
     monthly["total"] = monthly.sum(axis=1)
     print("\nCost by month and category [USD]:")
@@ -141,9 +145,11 @@ def _print_plan(tl) -> None:
         print(alerts.to_string(index=False, float_format=lambda x: f"{x:,.0f}"))
     kpis = tl.kpis()[["usd_per_trained_token", "usd_per_million_served_tokens", "productive_gpu_hour_share",
                       "fixed_share"]]
+    kpis = kpis.assign(usd_per_trained_token=kpis["usd_per_trained_token"] * 1e6).rename(
+        columns={"usd_per_trained_token": "usd_per_million_trained_tokens"})  # the app's unit
     print("\nUnit costs by month (-: nothing to divide by that month):")
     print(kpis.to_string(na_rep="-", formatters={
-        "usd_per_trained_token": lambda x: "-" if pd.isna(x) else f"{x:.3g}",
+        "usd_per_million_trained_tokens": lambda x: "-" if pd.isna(x) else f"{x:,.3f}",
         "usd_per_million_served_tokens": lambda x: "-" if pd.isna(x) else f"{x:,.3f}",
         "productive_gpu_hour_share": lambda x: "-" if pd.isna(x) else f"{x:.1%}",
         "fixed_share": lambda x: "-" if pd.isna(x) else f"{x:.1%}"}))

@@ -11,6 +11,8 @@ The file form (JSON, or TOML for reading) round-trips losslessly through :meth:`
 """
 from __future__ import annotations
 
+import difflib
+
 import json
 import math
 import re
@@ -83,6 +85,11 @@ def _tags(where, value) -> dict:
                                  "lower-case letters, digits and _ (starting with a letter, up to 40), not one of "
                                  + ", ".join(RESERVED_TAGS))
         out[key] = _text(where, f"tags.{key}", text, 100)
+        placeholders = set(re.findall(r"\{[^{}]*\}", out[key])) - {"{cycle}"}
+        if placeholders or out[key].count("{") != out[key].count("}"):
+            raise ProgrammeError(where, f"tags.{key}", text, f"has a placeholder other than {{cycle}} "
+                                 f"({', '.join(sorted(placeholders)) or 'an unmatched brace'})",
+                                 "plain text, with {cycle} where the cycle's number goes (v{cycle} -> v1, v2, ...)")
     return out
 
 
@@ -219,7 +226,8 @@ class Programme:
         known = {f.name for f in dataclass_fields(cls)}
         for key in data:
             if key not in known:
-                raise ProgrammeError("programme", key, data[key], "is not a programme field", ", ".join(sorted(known)))
+                raise ProgrammeError("programme", key, data[key], "is not a programme field" + _did_you_mean(key, known),
+                                     ", ".join(sorted(known)))
         for key in ("name", "horizon_months", "workstreams"):
             if key not in data:
                 raise ProgrammeError("programme", key, None, "is missing", "see workbench plan --example")
@@ -236,6 +244,11 @@ class Programme:
         return cls(**data)
 
 
+def _did_you_mean(key, known) -> str:
+    close = difflib.get_close_matches(str(key), sorted(known), n=2, cutoff=0.7)
+    return f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+
+
 def _plain(item) -> dict:
     return {f.name: getattr(item, f.name) for f in dataclass_fields(item)}
 
@@ -248,7 +261,8 @@ def _build(kind, data, index, label):
     known = {f.name for f in dataclass_fields(kind)}
     for key in data:
         if key not in known:
-            raise ProgrammeError(where, key, data[key], f"is not a {label} field", ", ".join(sorted(known)))
+            raise ProgrammeError(where, key, data[key], f"is not a {label} field" + _did_you_mean(key, known),
+                                 ", ".join(sorted(known)))
     if "name" not in data:
         raise ProgrammeError(where, "name", None, "is missing", "a name of 1 to 60 characters")
     if kind is Staff:

@@ -45,7 +45,7 @@ class ProgrammeView:
 
     # -- construction ---------------------------------------------------------------------------------
     def _build(self):
-        self.preset = w.Dropdown(layout=w.Layout(width="380px"))
+        self.preset = w.Dropdown(layout=w.Layout(width="490px"))
         self.preset.observe(self._preset_changed, "value")
         self.knob_widgets = {}
         for name, (_, _, low, high, whole, _, _) in pp.KNOBS.items():
@@ -99,6 +99,7 @@ class ProgrammeView:
     def set_language(self, lang, currency):
         self.lang, self.currency = lang, currency
         self._relabel()
+        self._sync_knobs()  # the attribution menu's words
         self._render()
 
     # -- events ---------------------------------------------------------------------------------------
@@ -230,6 +231,8 @@ class ProgrammeView:
         self.chart.show(spec, datasets)
         self._render_headline()
         messages = list(self.notices) + list(tl.warnings)
+        if self.preset.value == LOADED:
+            messages.append(t("file_not_in_link", lang))
         self.banner.value = "" if not messages else "<div class='wb-notes'>" + "<br>".join(
             html.escape(m) for m in messages) + "</div>"
         self.notices = []

@@ -34,17 +34,20 @@ def monthly_costs(frame: pd.DataFrame, *, title="Cost per month", month_title="M
 
 
 def budget_lines(spend: pd.DataFrame, lines: pd.DataFrame, *, title="Cumulative spend against budget",
-                 month_title="Month", spent_title="Spent", currency="USD") -> alt.HConcatChart:
+                 month_title="Month", spent_title="Spent", currency="USD") -> alt.ConcatChart:
     """One small chart per budget resource: cumulative spend by month, a dashed rule per alert line (30 / 50 / 80
     / 100 %) and a point in the month it is first reached. Frames: spend (resource, month, spent); lines (resource,
     percent, threshold, label, month)."""
     resources = list(pd.unique(spend["resource"]))
-    width = max(150, (WIDTH - 40 * (len(resources) - 1)) // max(1, len(resources)))
+    per_row = min(3, len(resources))  # more budgets wrap onto further rows rather than run off the page
+    width = max(150, (WIDTH - 60 * (per_row - 1)) // max(1, per_row))
+    months = [int(spend["month"].min()), int(spend["month"].max())] if len(spend) else [1, 1]
     charts = []
     for resource in resources:
         only = alt.datum.resource == resource
         line = alt.Chart(_source(spend, "spend")).transform_filter(only).mark_line(point=True, color="#4c78a8").encode(
-            x=alt.X("month:Q", title=month_title, axis=alt.Axis(tickMinStep=1, format="d")),
+            x=alt.X("month:Q", title=month_title, axis=alt.Axis(tickMinStep=1, format="d"),
+                    scale=alt.Scale(domain=months, nice=False)),
             y=alt.Y("spent:Q", title=f"{spent_title} [{currency}]", axis=alt.Axis(labelExpr=_BILLIONS)),
             tooltip=[alt.Tooltip("month:Q", title=month_title),
                      alt.Tooltip("spent:Q", title=f"{spent_title} [{currency}]", format=",.0f")])
@@ -58,7 +61,7 @@ def budget_lines(spend: pd.DataFrame, lines: pd.DataFrame, *, title="Cumulative 
         crossed = alt.Chart(_source(lines, "lines")).transform_filter(only).transform_filter(
             "isValid(datum.month)").mark_point(color="#e45756", filled=True, size=50).encode(x="month:Q", y="threshold:Q")
         charts.append(alt.layer(line, rules, labels, crossed, title=resource, width=width, height=170))
-    return alt.hconcat(*charts, title=title).resolve_scale(y="independent")
+    return alt.concat(*charts, columns=per_row, title=title).resolve_scale(y="independent")
 
 
 def attribution(frame: pd.DataFrame, *, title="Cost by tag", value_title="Tag value", category_title="Category",

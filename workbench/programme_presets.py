@@ -94,6 +94,10 @@ def with_knobs(p: Programme, **changes) -> Programme:
                              "has nothing to change: the programme has no release workstream",
                              "horizon only, or a workstream with every_months or serve_months")
     new = {**current, **values}
+    if "every" in values and "cycles" not in values and "every" in current:
+        # a new cadence over the same release window (first to last release), as many releases as fit in it
+        window = (current["cycles"] - 1) * current["every"]
+        new["cycles"] = max(1, min(window // new["every"] + 1, MAX_MONTHS))
     if new["versions"] * new["every"] > MAX_MONTHS and any(p.workstreams[i].serve_months for i in _releases(p)):
         # each release is served versions x every months: name the knob that was turned, with what fits
         name = "versions" if "versions" in values or "every" not in values else "every"

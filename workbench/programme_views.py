@@ -8,7 +8,6 @@ import pandas as pd
 
 from .estimate import CATEGORIES
 from .i18n import t
-from .programme import TRAINING_STAGES
 from .timeline import Timeline
 
 #: The engine's categories, then the programme's own (hidden costs), in the order charts stack them.
@@ -98,14 +97,8 @@ def monthly_csv(timeline: Timeline) -> str:
 
 
 def first_run_split(timeline: Timeline) -> tuple[float, float]:
-    """(cost of the first training run, cost of everything else) [USD]: the first run is cycle 1 of every
-    pre-training workstream, its training stages only; the rest is what comes after (fine-tunes, serving,
-    staff, storage left behind, hidden costs)."""
-    lines = timeline.lines
-    pretraining = [w.name for w in timeline.programme.workstreams if "pretrain" in w.stages]
-    first = lines[lines["workstream"].isin(pretraining) & (lines["cycle"] == 1) & lines["stage"].isin(TRAINING_STAGES)]
-    first_usd = float(first["cost_usd"].sum())
-    return first_usd, timeline.total_cost_usd - first_usd
+    """(cost of the first training run, cost of everything else) [USD]: :meth:`Timeline.first_run_split`."""
+    return timeline.first_run_split()
 
 
 def first_run_by_category(timeline: Timeline, lang="en") -> pd.DataFrame:
@@ -113,7 +106,7 @@ def first_run_by_category(timeline: Timeline, lang="en") -> pd.DataFrame:
     (``value`` is the part's label, ``cost`` in USD): the frame behind "most of the cost comes after the first run"."""
     lines = timeline.lines
     pretraining = [w.name for w in timeline.programme.workstreams if "pretrain" in w.stages]
-    first = lines["workstream"].isin(pretraining) & (lines["cycle"] == 1) & lines["stage"].isin(TRAINING_STAGES)
+    first = lines["workstream"].isin(pretraining) & (lines["cycle"] == 1) & (lines["stage"] != "inference")
     table = lines.assign(part=np.where(first, t("first_run", lang), t("after_first_run", lang)))
     table = table.groupby(["part", "category"], as_index=False, sort=False)["cost_usd"].sum()
     table = table[table["cost_usd"] != 0]

@@ -19,6 +19,7 @@ the horizon (retention and archive tails) are left out of the monthly totals and
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -57,6 +58,17 @@ class Timeline:
         months = pd.Index(range(1, self.programme.horizon_months + 1), name="month")
         return lines.groupby("month")["cost_usd"].sum().reindex(months, fill_value=0.0).cumsum()
 
+    def first_run_split(self) -> tuple[float, float]:
+        """(cost of the first training run, cost of everything else) [USD]: the first run is cycle 1 of every
+        pre-training workstream, all its lines but serving (compute, failures, experiments, storage, network, the
+        cleaning of its corpus, its debug environments); the rest is what comes after (fine-tunes, serving, staff,
+        hidden costs of later work)."""
+        lines = self.lines
+        pretraining = [w.name for w in self.programme.workstreams if "pretrain" in w.stages]
+        first = lines["workstream"].isin(pretraining) & (lines["cycle"] == 1) & (lines["stage"] != "inference")
+        first_usd = float(lines.loc[first, "cost_usd"].sum())
+        return first_usd, self.total_cost_usd - first_usd
+
     def by_tag(self, key: str, by: str | None = None) -> pd.Series | pd.DataFrame:
         """Total cost [USD] per value of tag ``key`` (or ``workstream``); with ``by`` (``category``, ...), a table."""
         if key != "workstream" and key not in self.tag_keys:
@@ -69,7 +81,7 @@ class Timeline:
     def alerts(self) -> pd.DataFrame:
         """For each budget and alert line: the threshold [USD] and the first month cumulative spend reaches it."""
         rows = []
-        percents = (*self.programme.alert_percents, *(() if 100.0 in self.programme.alert_percents else (100.0,)))
+        percents = sorted({*self.programme.alert_percents, 100.0})
         for resource, budget in self.programme.budgets.items():
             spent = self.cumulative(resource)
             for percent in percents:
@@ -118,6 +130,7 @@ class Timeline:
         return {
             "programme": self.programme.name, "horizon_months": self.programme.horizon_months,
             "total_cost_usd": self.total_cost_usd, "beyond_horizon_usd": self.beyond_horizon_usd,
+            **dict(zip(("first_run_usd", "after_first_run_usd"), self.first_run_split())),
             "by_category": {k: float(v) for k, v in self.lines.groupby("category")["cost_usd"].sum().items()},
             "by_cost_type": {k: float(v) for k, v in self.lines.groupby("cost_type")["cost_usd"].sum().items()},
             "monthly": _records(monthly), "by_tag": by_tag, "alerts": _records(alerts), "kpis": _records(kpis),
@@ -173,11 +186,11 @@ def evaluate(programme: Programme) -> Timeline:
     trained = trained_tokens(workstreams, runs, offsets, horizon)
     months_tokens = pd.DataFrame({"month": np.arange(1, horizon + 1), "trained_tokens": trained, "served_tokens": served})
     timeline = Timeline(programme, frame, tag_keys, beyond, months_tokens)
-    timeline.warnings = _warnings(timeline)
+    timeline.warnings = _warnings(timeline, ends)
     return timeline
 
 
-def _warnings(timeline: Timeline) -> list[str]:
+def _warnings(timeline: Timeline, ends: np.ndarray) -> list[str]:
     out = []
     alerts = timeline.alerts()
     horizon = timeline.programme.horizon_months
@@ -185,7 +198,21 @@ def _warnings(timeline: Timeline) -> list[str]:
         if row.month is not None and not pd.isna(row.month):
             out.append(f"The {row.resource} budget ({row.budget_usd:,.0f} USD) is spent by month {int(row.month)} of "
                        f"{horizon}; the plan reaches {row.spent_usd / row.budget_usd:.0%} of it by the horizon.")
+    for i, w in enumerate(timeline.programme.workstreams):
+        starts = np.array(w.cycle_starts())
+        late = int((starts >= horizon).sum())
+        if late:
+            out.append(f"Workstream {w.name!r}: {late} of its {len(starts)} cycles start after month {horizon}; their "
+                       "costs are not in the total (see the amount after the horizon).")
+        if w.serve_months and late < len(starts):
+            served_until = float(starts[starts < horizon][-1] + ends[i] + w.serve_months)
+            if served_until > horizon + 1e-9:
+                out.append(f"Workstream {w.name!r}: its last release in the horizon is served until month "
+                           f"{math.ceil(served_until - 1e-9)}; serving after month {horizon} is not priced.")
+            elif served_until < horizon - 1e-9 and late == 0:
+                out.append(f"Workstream {w.name!r}: its last release is retired in month {math.floor(served_until) + 1}; "
+                           f"it serves nothing from then to month {horizon} (add cycles or keep versions live longer).")
     if timeline.beyond_horizon_usd > 0.005 * max(timeline.total_cost_usd, 1.0):
-        out.append(f"{timeline.beyond_horizon_usd:,.0f} USD of storage and other commitments fall after month {horizon} "
-                   "(retention and archive tails) and are not in the total.")
+        out.append(f"{timeline.beyond_horizon_usd:,.0f} USD fall after month {horizon} (storage retention and archive "
+                   "tails, and work of cycles that start or end after it) and are not in the total.")
     return out
