@@ -1,6 +1,7 @@
 """The programme view: presets, knobs, its frames and charts, and the widget in the kernel (the browser test is in
 tests/test_app_browser.py)."""
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -61,8 +62,11 @@ def test_a_bad_knob_is_named_with_its_range(knob, value, message):
 
 
 def test_a_horizon_shorter_than_a_workstream_names_the_workstream():
-    with pytest.raises(ProgrammeError, match="workstream 'monthly fine-tune' · start_month=2: is out of range"):
+    with pytest.raises(ProgrammeError, match="programme · horizon=1: ends before workstream 'monthly fine-tune' starts "
+                                             r"\(month 2\); allowed: a whole number from 2 to 120") as error:
         pp.with_knobs(programme.example(), horizon=1)
+    assert pp.message(error.value, "zh").endswith("早于工作流 'monthly fine-tune' 的开始（第 2 个月）；允许：2 到 120 之间的整数"
+                                                 "（工作流 'monthly fine-tune' 从第 2 个月开始）")
 
 
 def test_link_keys_are_read_and_bad_ones_reported_in_the_links_language():
@@ -146,7 +150,7 @@ def test_the_view_follows_its_knobs_and_keeps_the_last_valid_programme():
     assert view.timeline.total_cost_usd < before and "wb-stale" not in view.figures._dom_classes
     shown = view.timeline.total_cost_usd
     view.knob_widgets["horizon"].value = 1  # the fine-tunes start in month 2: refused
-    assert "wb-stale" in view.figures._dom_classes and "start_month=2: is out of range" in view.banner.value
+    assert "wb-stale" in view.figures._dom_classes and "horizon=1: ends before workstream" in view.banner.value
     assert view.knob_widgets["horizon"].value == 12 and view.timeline.total_cost_usd == shown
     view.knob_widgets["cycles"].value = 4
     assert "wb-stale" not in view.figures._dom_classes and view.banner.value.count("wb-error") == 0
@@ -232,10 +236,10 @@ def test_the_first_page_does_not_load_the_programme_modules_and_knows_their_link
     assert out.strip() == "[]"
 
 
-def test_a_new_cadence_keeps_the_release_window_and_faster_releases_cost_more():
-    seventy = pp.preset("base-70b")  # releases in months 4, 7, ..., 22
+def test_a_new_cadence_fills_the_horizon_and_faster_releases_cost_more():
+    seventy = pp.preset("base-70b")  # releases from month 4, every 3 months: 7 up to month 22, as many as fit
     faster = pp.with_knobs(seventy, every=2)
-    assert pp.knobs(faster)["cycles"] == 10 and faster.workstreams[1].cycle_starts()[-1] == 21  # months 4, 6, ..., 22
+    assert pp.knobs(faster)["cycles"] == 11 and faster.workstreams[1].cycle_starts()[-1] == 23  # months 4, 6, ..., 24
     assert pp.knobs(pp.with_knobs(seventy, every=2, cycles=3))["cycles"] == 3  # cycles given: kept
     totals = [timeline.evaluate(pp.with_knobs(seventy, every=e)).total_cost_usd for e in (6, 3, 2, 1)]
     assert np.all(np.diff(totals) > 0)
@@ -267,3 +271,85 @@ def test_alert_lines_are_listed_in_order_with_the_100_percent_line():
     p = programme.example().replace(alert_percents=(30.0, 150.0))
     alerts = timeline.evaluate(p).alerts()
     assert alerts[alerts["resource"] == "total"]["percent"].tolist() == [30.0, 100.0, 150.0]
+
+
+def two_release_workstreams():
+    p = programme.example().replace(horizon_months=24)
+    quarterly = replace(p.workstreams[1], name="quarterly", start_month=3, every_months=3, cycles=4, serve_months=5.0,
+                        traffic_growth_per_month=0.02)
+    return p.replace(workstreams=(*p.workstreams, quarterly))
+
+
+def test_a_knob_changes_only_what_it_sets():
+    p = two_release_workstreams()
+    assert pp.with_knobs(p, horizon=24) == p and pp.with_knobs(pp.with_knobs(p, horizon=23), horizon=24) == p
+    grown = pp.with_knobs(p, growth=5)
+    assert [w.traffic_growth_per_month for w in grown.workstreams[1:]] == [0.05, 0.05]
+    assert [(w.every_months, w.cycles, w.serve_months) for w in grown.workstreams[1:]] == [(1, 11, 3.0), (3, 4, 5.0)]
+    # a new cadence: each release workstream fills the horizon from its own start, served as many cadences as before
+    faster = pp.with_knobs(p, every=2)
+    assert [(w.every_months, w.cycles, w.serve_months) for w in faster.workstreams[1:]] == [(2, 12, 6.0), (2, 11, 5 / 3 * 2)]
+
+
+def test_the_cadence_knob_does_not_depend_on_the_path_taken():
+    for preset_id in ("assistant-7b", "base-70b"):
+        p = pp.preset(preset_id)
+        q = p
+        for every in (3, 1, 24, 5, 2):
+            q = pp.with_knobs(q, every=every)
+        assert pp.with_knobs(q, every=pp.knobs(p)["every"]) == p  # back at the preset's cadence: the preset
+
+
+def test_knob_combinations_the_engine_cannot_price_are_named_and_the_view_falls_back_to_the_preset():
+    with pytest.raises(ProgrammeError, match="programme · growth=100: takes 200,000 requests a day past 1e\\+12 .* "
+                                             r"allowed: a number from -50 to 13.8 \[% a month\]"):
+        pp.with_knobs(pp.preset("assistant-7b"), horizon=120, cycles=120, growth=100)
+    view = ProgrammeView("assistant-7b", {"horizon": 120, "cycles": 120, "growth": 100}, lang="zh")
+    assert view.programme == pp.preset("assistant-7b") and "wb-stale" not in view.figures._dom_classes
+    assert "流量月增长（growth） = 100" in view.banner.value and view.link_query() == "view=programme&programme=assistant-7b"
+    # negative growth down to nothing: no unit cost of a million tokens from a handful
+    kpis = timeline.evaluate(pp.with_knobs(pp.preset("assistant-7b"), horizon=120, cycles=120, growth=-50)).kpis()
+    served = kpis["usd_per_million_served_tokens"]  # the replicas' cost over a dwindling traffic, not 1e36
+    assert np.isfinite(served.dropna()).all() and served.max() < 1e5
+
+
+@pytest.mark.parametrize("text, message", [
+    ("1" * 400, "horizon_months=.*: is too large"),
+    ('"\\ud800 x"', "name=.*: is too long or holds control characters"),
+    ('"a\\u202eb"', "name=.*: is too long or holds control characters"),
+])
+def test_extreme_values_in_a_file_are_refused_with_a_message(text, message):
+    p = programme.example().to_dict()
+    key = "horizon_months" if "horizon" in message else "name"
+    raw = json.dumps(p).replace(json.dumps({key: p[key]})[1:-1], f'"{key}": {text}')
+    with pytest.raises(ProgrammeError, match=message):
+        programme.loads(raw)
+
+
+def test_odd_inputs_through_the_python_api():
+    p = programme.example()
+    assert json.loads(p.replace(horizon_months=np.int64(12)).to_json())["horizon_months"] == 12
+    with pytest.raises(ProgrammeError, match="every=0: is out of range"):
+        pv.cadence_sweep(p, (0,))
+    for bad in ("１２", "٣", True):
+        with pytest.raises(ProgrammeError, match="is not a number"):
+            pp.check_knob("every", bad)
+    assert pp.check_knob("every", " 3 ") == 3
+
+
+def test_a_file_that_crashes_an_unforeseen_way_still_gets_a_message(monkeypatch):
+    view = ProgrammeView()
+    shown = view.programme
+    monkeypatch.setattr("workbench.programme_app.loads", lambda *a: 1 / 0)
+    view._upload_changed({"new": [{"name": "odd.json", "content": memoryview(b"{}")}]})
+    assert view.programme is shown and "odd.json: " in view.banner.value and "wb-stale" in view.figures._dom_classes
+
+
+def test_timeline_warnings_in_chinese_and_the_display_currency():
+    tl = timeline.evaluate(programme.example())
+    rate = tl.programme.base_scenario.cny_per_usd
+    texts = [timeline.warning_text(k, v, "zh", "CNY", rate) for k, v in tl.warning_items]
+    assert texts[0] == f"合计预算（{6e6 * rate:,.0f} CNY）在第 10 个月（共 12 个月）用完；到规划期末达到预算的 125%。"
+    assert tl.warnings[0].startswith("The total budget (6,000,000 USD) is spent by month 10 of 12")
+    view = ProgrammeView(lang="zh", currency="CNY")
+    assert texts[0] in view.banner.value.replace("&#x27;", "'")

@@ -98,6 +98,22 @@ TEXT = {
     "file_not_in_link": ("A loaded file is not in the link: download it to share it.",
                          "载入的文件不在链接中：请下载后分享。"),
     "programme_loaded": ("Loaded {name}", "已载入 {name}"),
+    # the timeline's warnings ({money}: an amount in the display currency)
+    "tw_budget_spent": ("The {resource} budget ({budget}) is spent by month {month} of {horizon}; the plan reaches "
+                        "{percent:.0%} of it by the horizon.",
+                        "{resource}预算（{budget}）在第 {month} 个月（共 {horizon} 个月）用完；到规划期末达到预算的 {percent:.0%}。"),
+    "tw_cycles_late": ("Workstream {name!r}: {late} of its {cycles} cycles start after month {horizon}; their costs are "
+                       "not in the total (see the amount after the horizon).",
+                       "工作流 {name!r}：{cycles} 轮中有 {late} 轮在第 {horizon} 个月之后开始，其成本未计入总成本（见规划期之后的金额）。"),
+    "tw_served_after": ("Workstream {name!r}: its last release in the horizon is served until month {month}; serving "
+                        "after month {horizon} is not priced.",
+                        "工作流 {name!r}：规划期内最后一个版本在线至第 {month} 个月；第 {horizon} 个月之后的推理未计价。"),
+    "tw_retired": ("Workstream {name!r}: its last release is retired in month {month}; it serves nothing from then to "
+                   "month {horizon} (add cycles or keep versions live longer).",
+                   "工作流 {name!r}：最后一个版本在第 {month} 个月下线；此后到第 {horizon} 个月没有推理服务（可增加发布轮数或延长版本在线时间）。"),
+    "tw_beyond": ("{amount} fall after month {horizon} (storage retention and archive tails, and work of cycles that "
+                  "start or end after it) and are not in the total.",
+                  "{amount} 发生在第 {horizon} 个月之后（存储保留期与归档尾部，以及在此之后开始或结束的轮次），未计入总成本。"),
     "workstream": ("workstream", "工作流"), "team": ("team", "团队"), "project": ("project", "项目"),
     "model_version": ("model version", "模型版本"), "environment": ("environment", "环境"),
     "data_error": ("The planner cannot start: a data table is invalid", "规划工具无法启动：数据表无效"), "allowed": ("allowed", "允许"),
@@ -123,7 +139,12 @@ TEXT = {
 #: here (one with a GPU name or a number in it) is shown in English.
 PROBLEMS_ZH = {
     "is not a number": "不是数字", "is not a finite number": "不是有限的数字", "is not a whole number": "不是整数",
-    "is out of range": "超出允许范围", "is too large": "数值过大", "is not text": "不是文本", "is required": "必填",
+    "is out of range": "超出允许范围", "is not an object": "不是对象", "is not a non-empty text": "不是非空文本",
+    "is too long or holds control characters": "过长或含有控制字符", "is missing": "缺失",
+    "is not a list of stages": "不是阶段列表", "is not a training stage": "不是训练阶段",
+    "is missing or not supported": "缺失或不受支持", "is not in increasing order without repeats": "不是无重复的递增顺序",
+    "a JSON or TOML file saved as UTF-8": "以 UTF-8 保存的 JSON 或 TOML 文件",
+    "a JSON or TOML object (workbench plan --example)": "JSON 或 TOML 对象（见 workbench plan --example）", "is too large": "数值过大", "is not text": "不是文本", "is required": "必填",
     "is empty": "为空", "contains control or unassigned characters": "含有控制字符或未分配的字符",
     "is not one of the allowed values": "不是允许的取值", "is not a list of numbers": "不是数字列表",
     "must be a scalar or a non-empty 1-d array": "必须是单个值或非空的一维数组",
@@ -148,6 +169,18 @@ _PROBLEM_PREFIXES_ZH = (("contains a comma;", "含有逗号；小数请用小数
 
 #: (pattern of a problem that holds numbers, Chinese text with the pattern's groups as {0}, {1}, ...).
 _PROBLEM_PATTERNS_ZH = (
+    # a programme file's problems and allowed values (workbench.programme)
+    (r"a month from 1 to the horizon \((\d+)\)", "1 到规划期末（第 {0} 个月）之间的月份"),
+    (r"is not a programme field; did you mean (.+)\?", "不是项目计划的字段；是否想输入 {0}？"),
+    (r"is not a workstream field; did you mean (.+)\?", "不是工作流的字段；是否想输入 {0}？"),
+    (r"is not a staff field; did you mean (.+)\?", "不是人员的字段；是否想输入 {0}？"),
+    (r"is not a programme field", "不是项目计划的字段"), (r"is not a workstream field", "不是工作流的字段"),
+    (r"is not a staff field", "不是人员的字段"),
+    (r"a name of 1 to (\d+) (?:printable )?characters(?: on one line)?", "1 到 {0} 个可打印字符的名称（单行）"),
+    (r"ends before workstream (.+) starts \(month (\d+)\)", "早于工作流 {0} 的开始（第 {1} 个月）"),
+    (r"takes ([\d,]+) requests a day past (\S+) within the (\d+) months from its start to the horizon",
+     "在从开始到规划期末的 {2} 个月内使每天 {0} 次请求超过 {1}"),
+    (r"(.+) \((workstream .+)\)", "{0}（{1}）"),
     (r"is more pipeline stages than the model's ([\d,]+) layers", "流水线级数超过模型的 {0} 层"),
     (r"is more than the model's ([\d,]+) attention heads \(d_model / (\d+)\)", "超过模型的 {0} 个注意力头（d_model / {1}）"),
     (r"unknown GPU (.+); closest: (.+) \(see `workbench gpus`\)", "未知的 GPU 型号 {0}；最接近的：{1}（见 `workbench gpus`）"),
@@ -175,7 +208,8 @@ def problem_zh(problem: str) -> str:
     for pattern, text in _PROBLEM_PATTERNS_ZH:
         match = re.fullmatch(pattern, problem)
         if match:
-            return text.format(*match.groups()).replace(" GPUs", " 块 GPU")
+            groups = [problem_zh(g) for g in match.groups()]  # a problem inside another is translated too
+            return text.format(*groups).replace(" GPUs", " 块 GPU")
     for prefix, text in _PROBLEM_PREFIXES_ZH:
         if problem.startswith(prefix):
             return text.format(rest=problem[len(prefix):])

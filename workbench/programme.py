@@ -15,13 +15,14 @@ import difflib
 
 import json
 import math
+import numbers
 import re
 import tomllib
 from dataclasses import dataclass, field, fields as dataclass_fields, replace
 from pathlib import Path
 
 from . import hidden
-from .scenario import MAX_JSON_CHARS, Scenario, ScenarioError, excerpt
+from .scenario import MAX_JSON_CHARS, Scenario, ScenarioError, excerpt, fields
 
 SCHEMA_VERSION = 1
 TRAINING_STAGES = ("pretrain", "sft", "preference", "evaluation")
@@ -53,9 +54,13 @@ class ProgrammeError(ValueError):
 
 def _number(where, name, value, low, high, whole=False, allowed=None):
     allowed = allowed or (f"a whole number from {low:g} to {high:g}" if whole else f"a number from {low:g} to {high:g}")
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ProgrammeError(where, name, value, "is not a number", allowed)
-    if not math.isfinite(value):
+    try:
+        finite = math.isfinite(value)
+    except OverflowError:  # an integer of hundreds of digits: no float holds it
+        raise ProgrammeError(where, name, value, "is too large", allowed) from None
+    if not finite:
         raise ProgrammeError(where, name, value, "is not a finite number", allowed)
     if whole and value != int(value):
         raise ProgrammeError(where, name, value, "is not a whole number", allowed)
@@ -67,9 +72,10 @@ def _number(where, name, value, low, high, whole=False, allowed=None):
 def _text(where, name, value, max_chars):
     if not isinstance(value, str) or not value.strip():
         raise ProgrammeError(where, name, value, "is not a non-empty text", f"a name of 1 to {max_chars} characters")
-    if len(value) > max_chars or any(ord(c) < 32 for c in value):
+    value = re.sub(r"[^\S\r\n\t\f\v]", " ", value)  # no-break and other typographic spaces are spaces
+    if len(value) > max_chars or not value.isprintable():  # control, format (bidi), surrogate, unassigned
         raise ProgrammeError(where, name, value, "is too long or holds control characters",
-                             f"a name of 1 to {max_chars} characters on one line")
+                             f"a name of 1 to {max_chars} printable characters on one line")
     return value.strip()
 
 
@@ -212,7 +218,9 @@ class Programme:
                                 for w in self.workstreams]}
 
     def to_json(self, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+        # numpy numbers given through the Python API are plain numbers in the file
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False,
+                          default=lambda o: o.item() if hasattr(o, "item") else str(o))
 
     @classmethod
     def from_dict(cls, data) -> Programme:
@@ -394,6 +402,17 @@ def _checked_workstream(w: Workstream, horizon: int, base_changes: dict) -> Work
     if serve and not scenario.requests_per_day:
         raise ProgrammeError(where, "changes.requests_per_day", scenario.requests_per_day,
                              "is 0 while serve_months is set", "the traffic at the first release, in requests per day")
+    if serve and growth > 0:  # the traffic of the last month served must stay a traffic the engine can price
+        limit, months = fields()["requests_per_day"].max, max(1, horizon - start + 1)
+        if scenario.requests_per_day * (1 + growth) ** months > limit:
+            most = (limit / scenario.requests_per_day) ** (1 / months) - 1
+            error = ProgrammeError(where, "traffic_growth_per_month", growth,
+                                 f"takes {scenario.requests_per_day:,.0f} requests a day past {limit:.0e} within the "
+                                 f"{months} months from its start to the horizon",
+                                 f"-0.5 to {math.floor(most * 1000) / 1000:g} for this traffic and horizon",
+                                 f"此流量与规划期下为 -0.5 到 {math.floor(most * 1000) / 1000:g}")
+            error.highest = most  # for a message in other units (the app's growth in % a month)
+            raise error
     return checked
 
 
@@ -438,7 +457,8 @@ def load(path: str | Path) -> Programme:
     """A programme from a ``.json`` or ``.toml`` file."""
     path = Path(path)
     try:
-        raw = path.read_bytes()
+        with path.open("rb") as file:  # no further than a programme can be: /dev/zero is not read to the end
+            raw = file.read(MAX_JSON_CHARS * 4 + 4)
     except OSError as error:
         raise ProgrammeError("programme", "file", str(path), f"cannot be read ({error.strerror or error})",
                              "a readable .json or .toml file") from None

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import json
+import logging
 
 import ipywidgets as w
 
@@ -20,8 +21,9 @@ from .downloads import Downloads
 from .i18n import t
 from .livechart import LiveChart
 from .programme import Programme, ProgrammeError, loads
-from .timeline import evaluate
+from .timeline import evaluate, warning_text
 
+log = logging.getLogger(__name__)
 _KNOB_WIDGETS = {"horizon": w.IntSlider, "every": w.IntSlider, "cycles": w.IntSlider, "versions": w.IntSlider,
                  "growth": w.FloatSlider}
 LOADED = "__loaded__"
@@ -113,12 +115,14 @@ class ProgrammeView:
 
     def _apply_preset(self, preset_id, knob_values):
         self.preset_id = preset_id
+        base = pp.preset(preset_id)
         try:
-            base = pp.preset(preset_id)
-            self._set_programme(pp.with_knobs(base, **knob_values) if knob_values else base)
+            programme = pp.with_knobs(base, **knob_values) if knob_values else base
+            evaluate(programme)
         except ProgrammeError as error:  # knobs a preset cannot take: the preset as it is, and the reason
             self.notices.append(pp.message(error, self.lang))
-            self._set_programme(pp.preset(preset_id))
+            programme = base
+        self._set_programme(programme)
 
     def _knob_changed(self, name, change):
         if self._quiet:
@@ -147,6 +151,10 @@ class ProgrammeView:
             evaluate(programme)
         except ProgrammeError as error:
             self._refuse(f"{name[:60]}: {pp.message(error, self.lang)}")
+            return
+        except Exception:  # noqa: BLE001 - a file the checks did not foresee: a message, never a silent page
+            log.exception("programme upload failed")
+            self._refuse(f"{name[:60]}: {t('internal_error', self.lang)}")
             return
         finally:
             self._quiet = True
@@ -230,7 +238,8 @@ class ProgrammeView:
         spec, datasets = self.stack.update(parts)
         self.chart.show(spec, datasets)
         self._render_headline()
-        messages = list(self.notices) + list(tl.warnings)
+        messages = list(self.notices) + [warning_text(key, values, lang, cur, pv.rate(tl, cur))
+                                         for key, values in tl.warning_items]
         if self.preset.value == LOADED:
             messages.append(t("file_not_in_link", lang))
         self.banner.value = "" if not messages else "<div class='wb-notes'>" + "<br>".join(
@@ -267,8 +276,8 @@ class ProgrammeView:
             "<div class='wb-cards'>" + "".join(
                 f"<div class='wb-card {cls}'><div class='wb-card-label'>{html.escape(label)}</div>"
                 f"<div class='wb-card-value'>{html.escape(value)}</div></div>" for label, value, cls in cards)
-            + "</div>" + f"<div class='wb-programme-alerts'><b>{html.escape(t('alerts', lang))}</b>: "
-            + " · ".join(html.escape(a) for a in alerts) + "</div>" + beyond)
+            + "</div>" + (f"<div class='wb-programme-alerts'><b>{html.escape(t('alerts', lang))}</b>: "
+                          + " · ".join(html.escape(a) for a in alerts) + "</div>" if alerts else "") + beyond)
 
     def _download(self, name: str) -> bytes:
         if name == "programme.json":

@@ -10,6 +10,7 @@ served for ``versions x every_months`` months, so a new one replaces the oldest.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import replace
 from urllib.parse import parse_qsl
 
@@ -28,6 +29,7 @@ KNOBS = {
     "versions": ("Versions kept live", "同时在线版本数", 1, 12, True, "versions", "个"),
     "growth": ("Traffic growth", "流量月增长", -50, 100, False, "% a month", "% / 月"),
 }
+_ASCII_NUMBER = re.compile(r"^\s*[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?\s*$")
 #: the link keys of the programme view (the app's single-run planner ignores them)
 QUERY_KEYS = ("view", "programme", *KNOBS)
 
@@ -72,6 +74,8 @@ def check_knob(name: str, value) -> float:
         raise ProgrammeError("programme", name, value, "is not a programme setting", ", ".join(KNOBS))
     label, _, low, high, whole, unit, _ = KNOBS[name]
     allowed = f"{'a whole number' if whole else 'a number'} from {low:g} to {high:g} [{unit}]"
+    if isinstance(value, bool) or (isinstance(value, str) and not _ASCII_NUMBER.match(value)):
+        raise ProgrammeError("programme", name, value, "is not a number", allowed)
     try:
         number = float(value)
     except (TypeError, ValueError):
@@ -86,37 +90,67 @@ def check_knob(name: str, value) -> float:
 
 
 def with_knobs(p: Programme, **changes) -> Programme:
-    """``p`` with knobs changed (see the module docstring); every value checked, the result validated whole."""
+    """``p`` with knobs changed (see the module docstring); every value checked, the result validated whole.
+
+    Only what a turned knob sets changes, and only on the release workstreams it applies to: ``every`` sets their
+    cadence and, unless ``cycles`` is given too, as many releases as fit between their start and the horizon
+    (the presets' own count), with each release served as many cadences as before (``versions``); ``cycles``,
+    ``versions`` and ``growth`` set what they name. A setting refused by the programme is named by its knob."""
     values = {name: check_knob(name, value) for name, value in changes.items()}
     current = knobs(p)
     if set(values) - {"horizon"} and len(current) == 1:
         raise ProgrammeError("programme", next(iter(set(values) - {"horizon"})), "",
                              "has nothing to change: the programme has no release workstream",
                              "horizon only, or a workstream with every_months or serve_months")
-    new = {**current, **values}
-    if "every" in values and "cycles" not in values and "every" in current:
-        # a new cadence over the same release window (first to last release), as many releases as fit in it
-        window = (current["cycles"] - 1) * current["every"]
-        new["cycles"] = max(1, min(window // new["every"] + 1, MAX_MONTHS))
-    if new["versions"] * new["every"] > MAX_MONTHS and any(p.workstreams[i].serve_months for i in _releases(p)):
-        # each release is served versions x every months: name the knob that was turned, with what fits
-        name = "versions" if "versions" in values or "every" not in values else "every"
-        other = new["every"] if name == "versions" else new["versions"]
-        other_name = "every" if name == "versions" else "versions"
-        raise ProgrammeError("programme", name, new[name], "is out of range",
-                             f"a whole number from 1 to {MAX_MONTHS // other} with {other_name}={other:g} (each release "
-                             f"is served versions x every months, at most {MAX_MONTHS})",
-                             f"{other_name}={other:g} 时为 1 到 {MAX_MONTHS // other} 之间的整数（每个版本在线 versions x "
-                             f"every 个月，至多 {MAX_MONTHS} 个月）")
+    horizon = values.get("horizon", p.horizon_months)
+    latest = max(p.workstreams, key=lambda w: w.start_month)
+    if horizon < latest.start_month:
+        raise ProgrammeError("programme", "horizon", horizon, f"ends before workstream {latest.name!r} starts "
+                             f"(month {latest.start_month})", f"a whole number from {latest.start_month} to {MAX_MONTHS}",
+                             f"{latest.start_month} 到 {MAX_MONTHS} 之间的整数（工作流 {latest.name!r} 从第 "
+                             f"{latest.start_month} 个月开始）")
     workstreams = list(p.workstreams)
     for i in _releases(p):
         w: Workstream = workstreams[i]
-        cycles = new["cycles"] if w.every_months or new["cycles"] > 1 else 1
-        workstreams[i] = replace(w, every_months=new["every"] if cycles > 1 or w.every_months else None,
-                                 cycles=cycles, serve_months=float(new["versions"] * new["every"]) if w.serve_months else 0.0,
-                                 traffic_growth_per_month=new["growth"] / 100)
-    return Programme(**{**{f: getattr(p, f) for f in p.__dataclass_fields__}, "horizon_months": new["horizon"],
-                        "workstreams": tuple(workstreams)})
+        every_before = w.every_months or 1
+        every = values.get("every", every_before)
+        cycles = values.get("cycles", w.cycles)
+        if "every" in values and "cycles" not in values and w.every_months:
+            cycles = max(1, (horizon - w.start_month) // every + 1)
+        versions = values.get("versions", w.serve_months / every_before)
+        serve = float(versions * every) if w.serve_months else 0.0
+        if serve > MAX_MONTHS:  # each release is served versions x every months: name the knob turned, with what fits
+            name = "versions" if "versions" in values or "every" not in values else "every"
+            other_name = "every" if name == "versions" else "versions"
+            other = every if name == "versions" else versions
+            raise ProgrammeError("programme", name, values.get(name, versions), "is out of range",
+                                 f"a whole number from 1 to {int(MAX_MONTHS // other)} with {other_name}={other:g} (each "
+                                 f"release is served versions x every months, at most {MAX_MONTHS})",
+                                 f"{other_name}={other:g} 时为 1 到 {int(MAX_MONTHS // other)} 之间的整数（每个版本在线 "
+                                 f"versions x every 个月，至多 {MAX_MONTHS} 个月）")
+        workstreams[i] = replace(w, every_months=every if cycles > 1 or w.every_months else None, cycles=cycles,
+                                 serve_months=serve,
+                                 traffic_growth_per_month=values["growth"] / 100 if "growth" in values
+                                 else w.traffic_growth_per_month)
+    try:
+        return Programme(**{**{f: getattr(p, f) for f in p.__dataclass_fields__}, "horizon_months": horizon,
+                            "workstreams": tuple(workstreams)})
+    except ProgrammeError as error:  # a workstream field a knob set: named by the knob
+        knob = _KNOB_OF_FIELD.get(error.field)
+        if knob is None or knob not in values:
+            raise
+        allowed, allowed_zh = error.allowed, error.allowed_zh
+        if knob == "growth" and hasattr(error, "highest"):
+            highest = math.floor(error.highest * 1000) / 10
+            allowed = f"a number from -50 to {highest:g} [% a month] for this traffic and horizon"
+            allowed_zh = f"此流量与规划期下为 -50 到 {highest:g} 之间的数字（% / 月）"
+        raise ProgrammeError("programme", knob, changes[knob], f"{error.problem} ({error.where})", allowed,
+                             allowed_zh) from None
+
+
+#: The workstream field each knob sets.
+_KNOB_OF_FIELD = {"every_months": "every", "cycles": "cycles", "serve_months": "versions",
+                  "traffic_growth_per_month": "growth", "start_month": "horizon"}
 
 
 def parse_query(query: str, lang: str = "en") -> tuple[str | None, dict, list[str]]:

@@ -120,13 +120,14 @@ def cadence_sweep(programme, every_months=(1, 2, 3, 4, 6)) -> pd.DataFrame:
     as many releases as the programme keeps live now. One row per cadence: ``every_months``, ``releases``,
     ``total_cost_usd``, ``first_run_usd``, ``after_first_run_usd``, ``usd_per_release`` (the cost after the
     first run, per release) and the total of each category (``<category>_usd``)."""
-    from .programme_presets import knobs, with_knobs
+    from .programme_presets import check_knob, knobs, with_knobs
     from .timeline import evaluate
     starts = [w.start_month for w in programme.workstreams if w.every_months or w.serve_months]
     if not starts:
         raise ValueError("the programme has no release workstream (one with every_months or serve_months)")
     rows = []
     for every in every_months:
+        every = check_knob("every", every)
         releases = (programme.horizon_months - max(starts)) // int(every) + 1
         p = with_knobs(programme, every=every, cycles=releases, versions=knobs(programme)["versions"])
         tl = evaluate(p)

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .i18n import t
 from .programme import RESOURCE_CATEGORIES, TRAINING_STAGES, Programme, ProgrammeError
 from .placement import (DAYS_PER_MONTH, FRAME_COLUMNS, GPU_HOUR_CLASSES, PROFILES, UNTAGGED,  # noqa: F401
                         hidden_block, price_scenarios, profile_of, profiles, serving_block, staff_block,
@@ -40,7 +41,8 @@ class Timeline:
     tag_keys: tuple
     beyond_horizon_usd: float
     months_tokens: pd.DataFrame  # month, trained_tokens, served_tokens
-    warnings: list = field(default_factory=list)
+    warnings: list = field(default_factory=list)  # in English, amounts in USD
+    warning_items: list = field(default_factory=list)  # (key, values): see warning_text
 
     @property
     def total_cost_usd(self) -> float:
@@ -96,7 +98,8 @@ class Timeline:
         """Unit costs per month: USD per trained token, USD per million served tokens, the share of training
         GPU-hours that trained a model (not lost to failures and checkpoints, nor spent on experiments or held
         by debug environments), and
-        the fixed share of the month's cost. ``NaN`` where a month has nothing to divide by."""
+        the fixed share of the month's cost. ``NaN`` where a month has nothing to divide by (for served tokens:
+        fewer than a million)."""
         months = pd.Index(range(1, self.programme.horizon_months + 1), name="month")
         lines = self.lines
         per = lambda mask: lines[mask].groupby("month")["cost_usd"].sum().reindex(months, fill_value=0.0)  # noqa: E731
@@ -111,7 +114,8 @@ class Timeline:
             out = pd.DataFrame({
                 "cost_usd": total,
                 "usd_per_trained_token": np.where(tokens["trained_tokens"] > 0, training / tokens["trained_tokens"], np.nan),
-                "usd_per_million_served_tokens": np.where(tokens["served_tokens"] > 0,
+                # below a million tokens a month there is no unit cost to speak of (traffic decaying to nothing)
+                "usd_per_million_served_tokens": np.where(tokens["served_tokens"] >= 1e6,
                                                           serving / (tokens["served_tokens"] / 1e6), np.nan),
                 "productive_gpu_hour_share": np.where(training_gpu > 0, productive / training_gpu, np.nan),
                 "fixed_share": np.where(total > 0, per(lines["cost_type"] == "fixed") / total, np.nan),
@@ -186,33 +190,43 @@ def evaluate(programme: Programme) -> Timeline:
     trained = trained_tokens(workstreams, runs, offsets, horizon)
     months_tokens = pd.DataFrame({"month": np.arange(1, horizon + 1), "trained_tokens": trained, "served_tokens": served})
     timeline = Timeline(programme, frame, tag_keys, beyond, months_tokens)
-    timeline.warnings = _warnings(timeline, ends)
+    timeline.warning_items = _warnings(timeline, ends)
+    timeline.warnings = [warning_text(key, params) for key, params in timeline.warning_items]
     return timeline
 
 
-def _warnings(timeline: Timeline, ends: np.ndarray) -> list[str]:
+def warning_text(key: str, params: dict, lang: str = "en", currency: str = "USD", rate: float = 1.0) -> str:
+    """One warning of :attr:`Timeline.warning_items` in ``lang``, amounts (``*_usd``) in ``currency`` at ``rate``."""
+    values = {k: (f"{v * rate:,.0f} {currency}" if k.endswith("_usd") else v) for k, v in params.items()}
+    values = {k.removesuffix("_usd"): v for k, v in values.items()}
+    if "resource" in values:
+        values["resource"] = t(values["resource"], lang) if lang == "zh" else values["resource"]
+    return t(key, lang).format(**values)
+
+
+def _warnings(timeline: Timeline, ends: np.ndarray) -> list[tuple[str, dict]]:
+    """(message key, values) of each warning: budgets spent before the horizon, cycles after it, releases served
+    past it or retired before it, and what falls after it."""
     out = []
     alerts = timeline.alerts()
     horizon = timeline.programme.horizon_months
     for row in alerts[alerts["percent"] == 100.0].itertuples():
         if row.month is not None and not pd.isna(row.month):
-            out.append(f"The {row.resource} budget ({row.budget_usd:,.0f} USD) is spent by month {int(row.month)} of "
-                       f"{horizon}; the plan reaches {row.spent_usd / row.budget_usd:.0%} of it by the horizon.")
+            out.append(("tw_budget_spent", {"resource": row.resource, "budget_usd": row.budget_usd,
+                                            "month": int(row.month), "horizon": horizon,
+                                            "percent": row.spent_usd / row.budget_usd}))
     for i, w in enumerate(timeline.programme.workstreams):
         starts = np.array(w.cycle_starts())
         late = int((starts >= horizon).sum())
         if late:
-            out.append(f"Workstream {w.name!r}: {late} of its {len(starts)} cycles start after month {horizon}; their "
-                       "costs are not in the total (see the amount after the horizon).")
+            out.append(("tw_cycles_late", {"name": w.name, "late": late, "cycles": len(starts), "horizon": horizon}))
         if w.serve_months and late < len(starts):
             served_until = float(starts[starts < horizon][-1] + ends[i] + w.serve_months)
             if served_until > horizon + 1e-9:
-                out.append(f"Workstream {w.name!r}: its last release in the horizon is served until month "
-                           f"{math.ceil(served_until - 1e-9)}; serving after month {horizon} is not priced.")
+                out.append(("tw_served_after", {"name": w.name, "month": math.ceil(served_until - 1e-9),
+                                                "horizon": horizon}))
             elif served_until < horizon - 1e-9 and late == 0:
-                out.append(f"Workstream {w.name!r}: its last release is retired in month {math.floor(served_until) + 1}; "
-                           f"it serves nothing from then to month {horizon} (add cycles or keep versions live longer).")
+                out.append(("tw_retired", {"name": w.name, "month": math.floor(served_until) + 1, "horizon": horizon}))
     if timeline.beyond_horizon_usd > 0.005 * max(timeline.total_cost_usd, 1.0):
-        out.append(f"{timeline.beyond_horizon_usd:,.0f} USD fall after month {horizon} (storage retention and archive "
-                   "tails, and work of cycles that start or end after it) and are not in the total.")
+        out.append(("tw_beyond", {"amount_usd": timeline.beyond_horizon_usd, "horizon": horizon}))
     return out
