@@ -21,7 +21,7 @@ import sys
 import numpy as np
 import pandas as pd
 
-from . import calibration, catalog, links, mfu, prices, programme, timeline, views
+from . import actuals, calibration, catalog, links, mfu, prices, programme, timeline, views
 from .data import DataFileError
 from .estimate import estimate
 from .scenario import Scenario, ScenarioError, close_fields, fields
@@ -102,7 +102,51 @@ def build_parser() -> argparse.ArgumentParser:
     form = plan.add_mutually_exclusive_group()
     form.add_argument("--json", action="store_true", help="print one JSON object")
     form.add_argument("--csv", action="store_true", help="print the monthly cost lines as CSV")
+    act = commands.add_parser("actuals", help="a FOCUS billing export (CSV, CSV.gz or Parquet): totals by category, "
+                                              "month and tag, unattributed spend, rejected rows")
+    act.add_argument("export", help="the export file")
+    act.add_argument("--cost-column", default="EffectiveCost", choices=list(actuals.COST_COLUMNS),
+                     help="the FOCUS cost column to total (default EffectiveCost: amortised, after discounts)")
+    act.add_argument("--rate", action="append", default=[], metavar="CUR=UNITS",
+                     help="units of a currency per USD for rows billed in it, e.g. --rate CNY=7.1 (repeatable)")
+    act.add_argument("--json", action="store_true", help="print one JSON object")
     return parser
+
+
+def _cmd_actuals(args) -> None:
+    rates = {}
+    for item in args.rate:
+        currency, _, value = item.partition("=")
+        try:
+            number = float(value)
+        except ValueError:
+            number = float("nan")
+        if not re.fullmatch(r"[A-Za-z]{3}", currency.strip()) or not (number > 0 and np.isfinite(number)):
+            raise UsageError(f"--rate {item!r}: expected a three-letter currency code and a positive number of its "
+                             "units per USD, e.g. --rate CNY=7.1")
+        rates[currency.strip().upper()] = number
+    result = actuals.read_focus(args.export, args.cost_column, rates)
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2, allow_nan=False, default=_json_default))
+        return
+    total = result.total_usd
+    print(f"{result.path}: {len(result.rows):,} charges read, {len(result.rejected['row'].unique()):,} rows rejected; "
+          f"{result.cost_column} total {total:,.2f} USD")
+    print("\nBy category [USD]:")
+    print(result.by_category().to_string(float_format=lambda x: f"{x:,.2f}"))
+    print("\nBy month and category [USD]:")
+    print(result.by_month().to_string(float_format=lambda x: f"{x:,.2f}"))
+    for key in result.attribution_keys:
+        print(f"\nBy {key} [USD]:")
+        print(result.by_tag(key).head(20).to_string(float_format=lambda x: f"{x:,.2f}"))
+    share = f" ({result.unattributed_usd / total:.0%} of the total)" if total else ""
+    print(f"\nUnattributed (no tag for any of {', '.join(result.attribution_keys)}): "
+          f"{result.unattributed_usd:,.2f} USD{share}")
+    if len(result.rejected):
+        print(f"\nRejected rows (left out of the totals; {result.rejected_usd:,.2f} USD on those whose cost could be read):")
+        print(result.rejected.head(50).to_string(index=False))
+        if len(result.rejected) > 50:
+            print(f"... and {len(result.rejected) - 50:,} more problems (--json lists them all)")
 
 
 def _cmd_plan(args) -> None:
@@ -369,7 +413,8 @@ def main(argv=None) -> int:
         check_all()  # a bad data folder is refused first, with its file, row and column
         args = build_parser().parse_args(argv)
         {"estimate": _cmd_estimate, "sensitivity": _cmd_sensitivity, "link": _cmd_link, "gpus": _cmd_gpus,
-         "validate": _cmd_validate, "serve": _cmd_serve, "plan": _cmd_plan}[args.command](args)
+         "validate": _cmd_validate, "serve": _cmd_serve, "plan": _cmd_plan,
+         "actuals": _cmd_actuals}[args.command](args)
     except (UsageError, ScenarioError, DataFileError, ValueError) as error:
         # one line whatever the user typed: control characters are shown escaped
         message = "".join(c if c.isprintable() else repr(c)[1:-1] for c in _on_the_command_line(error))

@@ -2,7 +2,7 @@
 (with the file, row and column of the first problem) rather than half-way through a command or a page."""
 from __future__ import annotations
 
-from . import (catalog, data, hidden, mfu, ownership, presets, prices, programme_presets, scaling, scenario, timeline,
+from . import (actuals, catalog, data, hidden, mfu, ownership, presets, prices, programme_presets, scaling, scenario, timeline,
                uncertainty)
 
 
@@ -23,3 +23,5 @@ def check_all() -> None:
     timeline.profiles()
     programme_presets.presets()
     hidden.table()
+    actuals.category_table()
+    actuals.tag_keys()

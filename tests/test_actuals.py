@@ -1,0 +1,179 @@
+"""Reading a FOCUS billing export: totals against sums computed independently (csv module), row-level rejection
+with reasons, mapping to categories and tags, the CLI. The real sample is ../shared/reference/focus/ (CC BY 4.0,
+FinOps Foundation); the generated exports are written here with known totals."""
+import csv
+import gzip
+import hashlib
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from workbench import actuals
+from workbench.actuals import ActualsError, read_focus
+
+SAMPLE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "focus" / "focus_sample.csv"
+needs_sample = pytest.mark.skipif(not SAMPLE.is_file(), reason="the shared FOCUS sample is not beside the checkout")
+
+
+def independent_total(path, column, skip_lines=()):
+    total = 0.0
+    with open(path, encoding="utf-8-sig", newline="") as f:
+        for line, row in enumerate(csv.DictReader(f), start=2):
+            if line not in skip_lines and row[column] not in ("", "NULL"):
+                total += float(row[column])
+    return total
+
+
+@needs_sample
+@pytest.mark.parametrize("column", ["EffectiveCost", "BilledCost"])
+def test_the_real_sample_totals_what_the_file_holds(column):
+    before = hashlib.sha256(SAMPLE.read_bytes()).hexdigest()
+    result = read_focus(SAMPLE, column)
+    assert len(result.rows) == 1000 and len(result.rejected) == 0
+    assert result.total_usd == pytest.approx(independent_total(SAMPLE, column), abs=1e-9)
+    assert result.by_category().sum() == pytest.approx(result.total_usd, abs=1e-9)
+    for key in result.attribution_keys:
+        assert result.by_tag(key).sum() == pytest.approx(result.total_usd, abs=1e-9)
+    assert "AvailabilityZone" in result.ignored_columns
+    assert hashlib.sha256(SAMPLE.read_bytes()).hexdigest() == before  # only read
+
+
+@needs_sample
+def test_a_corrupted_copy_lists_each_bad_row_and_loses_no_valid_one(tmp_path):
+    rows = list(csv.reader(io.StringIO(SAMPLE.read_text(encoding="utf-8"))))
+    header = rows[0]
+    col = {name: header.index(name) for name in header}
+    rows[4][col["EffectiveCost"]] = "twelve"                # line 5
+    rows[9][col["Tags"]] = '{"team": "a"'                   # line 10: broken JSON
+    rows[19][col["ChargePeriodStart"]] = "yesterday"        # line 20
+    rows[29][col["BillingCurrency"]] = "EUR"                # line 30: no rate given
+    rows[39][col["Tags"]] = '["team", "a"]'                 # line 40: JSON, not an object
+    path = tmp_path / "corrupted.csv"
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        csv.writer(f, quoting=csv.QUOTE_ALL).writerows(rows)
+    result = read_focus(path)
+    assert result.rejected[["row", "column", "reason"]].values.tolist() == [
+        [5, "EffectiveCost", "is not a number"], [10, "Tags", "is not a JSON object of tags"],
+        [20, "ChargePeriodStart", "is not a date and time"],
+        [30, "BillingCurrency", "has no exchange rate (give one: --rate CUR=units per USD)"],
+        [40, "Tags", "is not a JSON object of tags"]]
+    bad = {5, 10, 20, 30, 40}
+    assert len(result.rows) == 995 and not set(result.rows["row"]) & bad
+    assert result.total_usd == pytest.approx(independent_total(path, "EffectiveCost", bad), abs=1e-9)
+    readable = sum(float(rows[n - 1][col["EffectiveCost"]]) for n in (10, 20, 40)
+                   if rows[n - 1][col["EffectiveCost"]] not in ("", "NULL"))
+    assert result.rejected_usd == pytest.approx(readable, abs=1e-12)  # EUR has no rate: its money is unknown
+    # with a rate the EUR row is read, at that rate
+    converted = read_focus(path, rates={"EUR": 0.5})
+    eur = converted.rows[converted.rows["row"] == 30]
+    assert eur["cost_usd"].iloc[0] == pytest.approx(float(rows[29][col["EffectiveCost"]]) / 0.5)
+
+
+@needs_sample
+def test_a_missing_column_is_named(tmp_path):
+    text = SAMPLE.read_text(encoding="utf-8").replace('"ChargeCategory"', '"ChargeKind"', 1)
+    (tmp_path / "x.csv").write_text(text, encoding="utf-8")
+    with pytest.raises(ActualsError, match="missing FOCUS column ChargeCategory"):
+        read_focus(tmp_path / "x.csv")
+    with pytest.raises(ActualsError, match="missing FOCUS columns EffectiveCost, BillingCurrency"):
+        read_focus(_write(tmp_path / "y.csv", [{"ChargePeriodStart": "2025-01-01", "ChargePeriodEnd": "2025-01-02",
+                                                "ServiceCategory": "Compute", "ChargeCategory": "Usage"}]))
+
+
+# -- a generated export of a GPU training programme ---------------------------------------------------------
+def gpu_programme_rows():
+    """(rows, expected totals): GPU instances, object storage, transfer and logging, tagged; one untagged row."""
+    rows, by_category, by_team = [], {}, {}
+    items = [("Compute", "Amazon Elastic Compute Cloud", "compute", 98.32 * 24, {"team": "pretraining", "env": "prod"}),
+             ("Storage", "Amazon Simple Storage Service", "storage", 0.023 * 5000, {"Team": "pretraining"}),
+             ("Networking", "AWS Data Transfer", "network", 0.09 * 200, {"team": "post-training"}),
+             ("Management and Governance", "AmazonCloudWatch", "logging", 0.5 * 40, {"cost_center": "platform"}),
+             ("AI and Machine Learning", "Amazon SageMaker", "compute", 40.96 * 3, {}),
+             ("Management and Governance", "AWS Config", "security", 12.0, {"team": "platform"})]
+    for day in range(1, 31):
+        for service_category, name, category, cost, tags in items:
+            rows.append({"ChargePeriodStart": f"2025-03-{day:02d}T00:00:00Z", "ChargePeriodEnd": f"2025-03-{day:02d}T23:59:59Z",
+                         "BillingCurrency": "USD", "ServiceCategory": service_category, "ServiceName": name,
+                         "ChargeCategory": "Usage", "EffectiveCost": f"{cost:.6f}", "BilledCost": f"{cost:.6f}",
+                         "Tags": json.dumps(tags) if tags else "NULL", "ProviderName": "AWS", "x_Extra": "ignored"})
+            by_category[category] = by_category.get(category, 0.0) + round(cost, 6)
+            team = tags.get("team") or tags.get("Team") or tags.get("cost_center") or actuals.UNATTRIBUTED
+            by_team[team] = by_team.get(team, 0.0) + round(cost, 6)
+    return rows, by_category, by_team
+
+
+def _write(path, rows, opener=open):
+    with opener(path, "wt", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+@pytest.mark.parametrize("name, opener", [("gen.csv", open), ("gen.csv.gz", gzip.open)])
+def test_a_generated_gpu_export_maps_to_categories_and_teams(tmp_path, name, opener):
+    rows, by_category, by_team = gpu_programme_rows()
+    result = read_focus(_write(tmp_path / name, rows, opener))
+    got = result.by_category()
+    for category, expected in by_category.items():
+        assert got[category] == pytest.approx(expected, abs=1e-6)
+    assert got["other"] == 0
+    teams = result.by_tag("team")  # team, Team and cost_center all carry the team
+    assert teams.to_dict() == pytest.approx(by_team, abs=1e-6)
+    assert result.unattributed_usd == pytest.approx(by_team[actuals.UNATTRIBUTED], abs=1e-6)
+    assert list(result.by_month().index) == ["2025-03"] and result.ignored_columns == ("BilledCost", "x_Extra")
+    assert set(result.rows.loc[result.rows["category"] == "compute", "environment"]) == {"prod", actuals.UNATTRIBUTED}
+
+
+def test_the_cli_prints_json_and_refuses_bad_input_in_one_line(tmp_path):
+    rows, by_category, _ = gpu_programme_rows()
+    path = _write(tmp_path / "gen.csv", rows)
+    run = subprocess.run([sys.executable, "-m", "workbench.cli", "actuals", str(path), "--json"], capture_output=True,
+                         text=True, check=True)
+    out = json.loads(run.stdout)
+    assert out["total_actual_usd"] == pytest.approx(sum(by_category.values()), abs=1e-6)
+    assert {"by_category", "by_tag", "unattributed_usd", "rejected_rows", "rejected_usd"} <= set(out)
+    for args, message in ((["--rate", "CNY=abc"], "--rate 'CNY=abc': expected a three-letter currency code"),
+                          ([], "no such file")):
+        target = str(path) if args else str(tmp_path / "none.csv")
+        bad = subprocess.run([sys.executable, "-m", "workbench.cli", "actuals", target, *args], capture_output=True,
+                             text=True)
+        assert bad.returncode == 2 and message in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+
+
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+junk = st.one_of(st.sampled_from(["", "NULL", "nan", "inf", "-inf", "1e308", "1e309", "-5", "0", "abc", "{}", "[]",
+                                  '{"team": 1}', '{"team": null}', "2025-02-30T00:00:00Z", "2025-03-01", "\x00", "€"]),
+                 st.text(max_size=12))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.integers(0, 179), st.sampled_from(["ChargePeriodStart", "ChargePeriodEnd", "BillingCurrency",
+                                                               "ServiceCategory", "ChargeCategory", "EffectiveCost",
+                                                               "Tags", "ServiceName"]), junk), max_size=6))
+def test_fuzz_any_cell_gives_a_reading_or_a_listed_rejection(tmp_path, edits):
+    rows, _, _ = gpu_programme_rows()
+    for index, column, value in edits:
+        rows[index][column] = value
+    result = read_focus(_write(tmp_path / "fuzz.csv", rows))
+    assert len(result.rows) + len(set(result.rejected["row"])) == len(rows)
+    assert result.rows["cost_usd"].map(lambda v: v == v and abs(v) != float("inf")).all()
+    json.dumps(result.to_dict(), allow_nan=False)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.binary(max_size=300))
+def test_fuzz_any_file_is_read_or_refused_with_a_message(tmp_path, content):
+    path = tmp_path / "any.csv"
+    path.write_bytes(content)
+    try:
+        result = read_focus(path)
+    except ActualsError as error:
+        assert str(error).startswith(str(path))
+        return
+    json.dumps(result.to_dict(), allow_nan=False)
