@@ -177,3 +177,17 @@ def test_fuzz_any_file_is_read_or_refused_with_a_message(tmp_path, content):
         assert str(error).startswith(str(path))
         return
     json.dumps(result.to_dict(), allow_nan=False)
+
+
+@pytest.mark.parametrize("name", ["export.csv", "export.csv.gz"])
+def test_a_generated_programme_export_of_20000_rows_adds_up(tmp_path, name):
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from focus_generator import write_export
+    expected = write_export(tmp_path / name, 20_000, seed=3)
+    result = read_focus(tmp_path / name)
+    assert len(result.rows) == 20_000 and len(result.rejected) == 0
+    assert result.total_usd == pytest.approx(expected["total"], rel=1e-12)
+    assert result.by_category()[list(expected["by_category"])].to_dict() == pytest.approx(expected["by_category"])
+    teams = result.by_tag("team")
+    assert teams.drop(actuals.UNATTRIBUTED).to_dict() == pytest.approx(expected["by_team"])
+    assert result.unattributed_usd == pytest.approx(expected["unattributed"])

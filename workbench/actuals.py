@@ -124,8 +124,9 @@ def read_focus(path, cost_column: str = "EffectiveCost", rates: dict | None = No
     path = Path(path)
     if cost_column not in COST_COLUMNS:
         raise ActualsError(f"cost column {cost_column!r} is not a FOCUS cost column; allowed: {', '.join(COST_COLUMNS)}")
-    frame = _read(path)
-    header = list(frame.columns)
+    header = _header(path)
+    wanted = [c for c in header if c in {cost_column, *REQUIRED, *OPTIONAL}]
+    frame = _read(path, wanted)
     missing = [c for c in (cost_column, *REQUIRED) if c not in header]
     if missing:
         raise ActualsError(f"{path}: missing FOCUS column{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
@@ -160,8 +161,12 @@ def read_focus(path, cost_column: str = "EffectiveCost", rates: dict | None = No
     rate = currency.map(rates).to_numpy(dtype=float)
     no_rate = np.isnan(rate)
     reject(no_rate, "BillingCurrency", "has no exchange rate (give one: --rate CUR=units per USD)", currency)
-    tags, bad_tags = _tags(frame["Tags"] if "Tags" in frame else pd.Series([""] * len(frame)))
-    reject(bad_tags, "Tags", "is not a JSON object of tags", frame["Tags"] if "Tags" in frame else [""] * len(frame))
+    tag_column = frame["Tags"] if "Tags" in frame else pd.Series([""] * len(frame))
+    # exports repeat the same few tag sets: each distinct text is parsed once
+    tag_codes, tag_texts = pd.factorize(tag_column, use_na_sentinel=False)
+    parsed, bad_text = _tags(pd.Series(tag_texts))
+    bad_tags = bad_text[tag_codes]
+    reject(bad_tags, "Tags", "is not a JSON object of tags", tag_column)
 
     bad = bad_cost | bad_start | bad_end | backwards | no_rate | bad_tags | empty_text
     cost_usd = np.where(no_rate, np.nan, cost / np.where(no_rate, 1.0, rate))
@@ -183,28 +188,42 @@ def read_focus(path, cost_column: str = "EffectiveCost", rates: dict | None = No
         "charge_category": frame["ChargeCategory"].to_numpy()[keep], "category": category[keep],
     })
     keys = tag_keys()
-    kept_tags = [t for t, k in zip(tags, keep) if k]
+    kept_codes = tag_codes[keep]
     attributed = np.zeros(len(rows), dtype=bool)
     for key, names in keys.items():
-        values = [_tag_value(t, names) for t in kept_tags]
-        rows[key] = [v if v is not None else UNATTRIBUTED for v in values]
-        attributed |= np.array([v is not None for v in values], dtype=bool)
+        values = np.array([_tag_value(t, names) for t in parsed], dtype=object)  # per distinct tag text
+        rows[key] = np.where(values == None, UNATTRIBUTED, values)[kept_codes] if len(values) else []  # noqa: E711
+        attributed |= (values != None)[kept_codes] if len(values) else attributed  # noqa: E711
     rows["attributed"] = attributed
     used = {cost_column, *REQUIRED, *OPTIONAL}
     return Actuals(str(path), cost_column, rows.reset_index(drop=True), rejected,
                    tuple(c for c in header if c not in used), tuple(keys))
 
 
-def _read(path: Path) -> pd.DataFrame:
-    """Every cell as text (nothing converted behind the checks' back)."""
+def _header(path: Path) -> list[str]:
+    """The export's column names, read without its rows."""
     if not path.is_file():
         raise ActualsError(f"{path}: no such file")
+    if path.name.lower().endswith(".parquet"):
+        try:
+            import pyarrow.parquet as pq
+            return list(pq.read_schema(path).names)
+        except ImportError as error:
+            raise ActualsError(f"{path}: reading Parquet needs pyarrow ({error})") from None
+        except Exception as error:  # noqa: BLE001 - pyarrow's errors for a file that is not Parquet
+            raise ActualsError(f"{path}: not a readable Parquet file: {str(error).splitlines()[0][:200]}") from None
+    return list(_read(path, None, nrows=0).columns)
+
+
+def _read(path: Path, columns, nrows=None) -> pd.DataFrame:
+    """The ``columns`` needed, every cell as text (nothing converted behind the checks' back)."""
     name = path.name.lower()
     try:
         if name.endswith(".parquet"):
-            frame = pd.read_parquet(path)
+            frame = pd.read_parquet(path, columns=columns)
             return frame.astype(str).where(frame.notna(), "")
-        return pd.read_csv(path, dtype=str, keep_default_na=False, compression="infer", encoding="utf-8-sig")
+        return pd.read_csv(path, dtype=str, keep_default_na=False, compression="infer", encoding="utf-8-sig",
+                           usecols=columns, nrows=nrows, engine="c")
     except ImportError as error:
         raise ActualsError(f"{path}: reading Parquet needs pyarrow ({error})") from None
     except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError, OSError, ValueError) as error:
@@ -251,5 +270,6 @@ def _categories(service_category: pd.Series, service_name) -> np.ndarray:
     by_name = {(r.service_category, r.service_name): r.category for r in table.itertuples() if r.service_name}
     by_category = {r.service_category: r.category for r in table.itertuples() if not r.service_name}
     names = service_name if service_name is not None else pd.Series([""] * len(service_category))
-    return np.array([by_name.get((c, n), by_category.get(c, "other")) for c, n in zip(service_category, names)],
-                    dtype=object)
+    codes, pairs = pd.factorize(pd.MultiIndex.from_arrays([service_category.to_numpy(), names.to_numpy()]))
+    mapped = np.array([by_name.get((c, n), by_category.get(c, "other")) for c, n in pairs], dtype=object)
+    return mapped[codes] if len(codes) else np.array([], dtype=object)
