@@ -186,6 +186,9 @@ def read_focus(path, cost_column: str = "EffectiveCost", rates: dict | None = No
         "service_name": (frame["ServiceName"] if "ServiceName" in frame else pd.Series([""] * len(frame))).to_numpy()[keep],
         "provider": (frame["ProviderName"] if "ProviderName" in frame else pd.Series([""] * len(frame))).to_numpy()[keep],
         "charge_category": frame["ChargeCategory"].to_numpy()[keep], "category": category[keep],
+        "quantity": pd.to_numeric(_column(frame, "ConsumedQuantity").str.strip(), errors="coerce").to_numpy()[keep],
+        "unit": _column(frame, "ConsumedUnit").to_numpy()[keep],
+        "resource": _column(frame, "ResourceId").to_numpy()[keep],
     })
     keys = tag_keys()
     kept_codes = tag_codes[keep]
@@ -198,6 +201,12 @@ def read_focus(path, cost_column: str = "EffectiveCost", rates: dict | None = No
     used = {cost_column, *REQUIRED, *OPTIONAL}
     return Actuals(str(path), cost_column, rows.reset_index(drop=True), rejected,
                    tuple(c for c in header if c not in used), tuple(keys))
+
+
+def _column(frame: pd.DataFrame, name: str) -> pd.Series:
+    """An optional column, or empty text where the export has none; FOCUS's NULL read as empty."""
+    column = frame[name] if name in frame else pd.Series([""] * len(frame), index=frame.index)
+    return column.where(~column.str.strip().isin(MISSING), "")
 
 
 def _header(path: Path) -> list[str]:

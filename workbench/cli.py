@@ -21,7 +21,7 @@ import sys
 import numpy as np
 import pandas as pd
 
-from . import actuals, calibration, catalog, links, mfu, prices, programme, timeline, views
+from . import actuals, calibration, catalog, links, mfu, prices, programme, review, timeline, views
 from .data import DataFileError
 from .estimate import estimate
 from .scenario import Scenario, ScenarioError, close_fields, fields
@@ -109,8 +109,23 @@ def build_parser() -> argparse.ArgumentParser:
                      help="the FOCUS cost column to total (default EffectiveCost: amortised, after discounts)")
     act.add_argument("--rate", action="append", default=[], metavar="CUR=UNITS",
                      help="units of a currency per USD for rows billed in it, e.g. --rate CNY=7.1 (repeatable)")
+    act.add_argument("--plan", metavar="PLAN", help="a programme file (.json or .toml) to compare the bill with")
+    act.add_argument("--start", metavar="YYYY-MM", help="the calendar month of the plan's month 1 (default: the "
+                                                        "bill's first month)")
+    act.add_argument("--budget", metavar="USD", type=_positive_usd, help="a budget for the cloud bill: the day "
+                                                                         "each alert line (30/50/80/100 %%) was crossed")
     act.add_argument("--json", action="store_true", help="print one JSON object")
     return parser
+
+
+def _positive_usd(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not (np.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a positive amount in USD, e.g. 250000")
+    return value
 
 
 def _cmd_actuals(args) -> None:
@@ -125,9 +140,21 @@ def _cmd_actuals(args) -> None:
             raise UsageError(f"--rate {item!r}: expected a three-letter currency code and a positive number of its "
                              "units per USD, e.g. --rate CNY=7.1")
         rates[currency.strip().upper()] = number
+    if args.start and not args.plan:
+        raise UsageError("--start places a plan's months: give --plan PLAN too")
     result = actuals.read_focus(args.export, args.cost_column, rates)
+    compared = None
+    if args.plan:
+        compared = review.compare(result, timeline.evaluate(programme.load(args.plan)), args.start, args.budget)
+    elif args.budget:
+        compared = review.bill_alerts(result, args.budget)
     if args.json:
-        print(json.dumps(result.to_dict(), indent=2, allow_nan=False, default=_json_default))
+        out = result.to_dict()
+        if isinstance(compared, review.Review):
+            out.update(compared.to_dict())
+        elif compared is not None:
+            out["alerts"] = review.records(compared)
+        print(json.dumps(out, indent=2, allow_nan=False, default=_json_default))
         return
     total = result.total_usd
     print(f"{result.path}: {len(result.rows):,} charges read, {len(result.rejected['row'].unique()):,} rows rejected; "
@@ -142,6 +169,20 @@ def _cmd_actuals(args) -> None:
     share = f" ({result.unattributed_usd / total:.0%} of the total)" if total else ""
     print(f"\nUnattributed (no tag for any of {', '.join(result.attribution_keys)}): "
           f"{result.unattributed_usd:,.2f} USD{share}")
+    if isinstance(compared, review.Review):
+        print("\nAgainst the plan, to date [USD]:")
+        print(compared.by_category.to_string(index=False, float_format=lambda x: f"{x:,.2f}"))
+        print(f"Forecast at the plan's end: {compared.forecast_usd:,.0f} USD on the bill, "
+              f"{compared.forecast_total_usd:,.0f} USD with what the bill does not show (plan: "
+              f"{compared.planned_total_usd:,.0f} USD)")
+        for flag in compared.flags:
+            print(f"  ! {flag['message']}")
+    if compared is not None:
+        table = compared.alerts if isinstance(compared, review.Review) else compared
+        if len(table):
+            table = table.assign(day=table["day"].map(lambda d: "-" if pd.isna(d) else str(d.date())))
+            print("\nBudget alert lines on actual spend (day: the first day cumulative spend reached it; -: not yet):")
+            print(table.to_string(index=False, float_format=lambda x: f"{x:,.2f}"))
     if len(result.rejected):
         print(f"\nRejected rows (left out of the totals; {result.rejected_usd:,.2f} USD on those whose cost could be read):")
         print(result.rejected.head(50).to_string(index=False))
@@ -415,7 +456,7 @@ def main(argv=None) -> int:
         {"estimate": _cmd_estimate, "sensitivity": _cmd_sensitivity, "link": _cmd_link, "gpus": _cmd_gpus,
          "validate": _cmd_validate, "serve": _cmd_serve, "plan": _cmd_plan,
          "actuals": _cmd_actuals}[args.command](args)
-    except (UsageError, ScenarioError, DataFileError, ValueError) as error:
+    except (UsageError, ScenarioError, DataFileError, ValueError) as error:  # ActualsError, ReviewError too
         # one line whatever the user typed: control characters are shown escaped
         message = "".join(c if c.isprintable() else repr(c)[1:-1] for c in _on_the_command_line(error))
         print(f"workbench: error: {message}", file=sys.stderr)

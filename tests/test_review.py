@@ -1,0 +1,138 @@
+"""The bill against the plan (workbench.review): a bill made from the plan's own billed lines, with known factors,
+compared back; alert days, forecast, flags and attribution by hand; the CLI's --plan and --budget."""
+import csv
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from workbench import actuals, programme, review, timeline
+from workbench.review import ReviewError
+
+SERVICES = {"compute": ("Compute", "Amazon Elastic Compute Cloud"), "storage": ("Storage", "Amazon Simple Storage Service"),
+            "network": ("Networking", "AWS Data Transfer"), "logging": ("Management and Governance", "AmazonCloudWatch"),
+            "security": ("Security", "AWS Security Hub")}
+
+
+@pytest.fixture(scope="module")
+def plan():
+    return timeline.evaluate(programme.example())
+
+
+def bill_from_plan(plan, path, months=3, factors=None, extra=()):
+    """One row per (month, billed category, team) on the 10th, at the plan's cost x factor[category]."""
+    lines = plan.lines.assign(billed=plan.lines["category"].map(review.BILLED_AS)).dropna(subset=["billed"])
+    rows = []
+    for (month, category, team), usd in lines.groupby(["month", "billed", "team"])["cost_usd"].sum().items():
+        if month > months:
+            continue
+        rows.append({"ChargePeriodStart": f"2025-{month:02d}-10T00:00:00Z", "ChargePeriodEnd": f"2025-{month:02d}-10T01:00:00Z",
+                     "BillingCurrency": "USD", "ServiceCategory": SERVICES[category][0], "ServiceName": SERVICES[category][1],
+                     "ChargeCategory": "Usage", "EffectiveCost": f"{usd * (factors or {}).get(category, 1.0):.9f}",
+                     "Tags": json.dumps({"team": team}) if team != "(untagged)" else "NULL", "ConsumedQuantity": "",
+                     "ConsumedUnit": "", "ResourceId": ""})
+    rows += list(extra)
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    return actuals.read_focus(path)
+
+
+def billed_total(plan, months=None):
+    lines = plan.lines[plan.lines["category"].map(review.BILLED_AS).notna()]
+    return lines[lines["month"] <= (months or 10**6)]["cost_usd"].sum()
+
+
+def test_a_bill_that_follows_the_plan_forecasts_the_plan(plan, tmp_path):
+    result = review.compare(bill_from_plan(plan, tmp_path / "b.csv"), plan)
+    assert np.allclose(result.by_category["ratio"].dropna(), 1.0) and not result.by_category["over_plan"].any()
+    assert result.by_category["planned_usd"].sum() == pytest.approx(billed_total(plan, 3), rel=1e-9)
+    assert result.forecast_usd == pytest.approx(billed_total(plan), rel=1e-9)
+    assert result.forecast_total_usd == pytest.approx(plan.total_cost_usd, rel=1e-9)
+    assert not [f for f in result.flags if f["kind"] == "over_plan"]
+    team = result.tags["team"].set_index("value")
+    assert np.allclose(team["planned_usd"], team["actual_usd"], rtol=1e-9)  # untagged plan = unattributed bill
+    assert list(result.monthly["month"][:5]) == ["2025-01"] * 5 and result.monthly["plan_month"].max() == 12
+
+
+def test_compute_above_plan_is_flagged_and_the_forecast_follows_its_run_rate(plan, tmp_path):
+    result = review.compare(bill_from_plan(plan, tmp_path / "b.csv", factors={"compute": 1.3}), plan)
+    compute = result.by_category.set_index("category").loc["compute"]
+    assert compute["ratio"] == pytest.approx(1.3) and compute["over_plan"]
+    flag = next(f for f in result.flags if f["kind"] == "over_plan")
+    assert flag["category"] == "compute" and "+30%" in flag["message"]
+    # by hand: fixed lines stay at plan, elastic ones go at (actual - fixed to date) / elastic to date
+    lines = plan.lines[plan.lines["category"].map(review.BILLED_AS).notna()]
+    to_date, rest = lines[lines["month"] <= 3], lines[lines["month"] > 3]
+    fixed = to_date[to_date["cost_type"] != "elastic"]["cost_usd"].sum()
+    elastic = to_date[to_date["cost_type"] == "elastic"]["cost_usd"].sum()
+    actual = result.by_category["actual_usd"].sum()
+    rate = (actual - fixed) / elastic
+    expected = actual + rest[rest["cost_type"] != "elastic"]["cost_usd"].sum() + rate * rest[
+        rest["cost_type"] == "elastic"]["cost_usd"].sum()
+    assert result.forecast_usd == pytest.approx(expected, rel=1e-9) and result.forecast_usd > billed_total(plan)
+
+
+def test_alert_days_on_actual_spend(plan, tmp_path):
+    bill = bill_from_plan(plan, tmp_path / "b.csv")
+    spent = bill.rows.groupby("month")["cost_usd"].sum().cumsum()  # all on the 10th of each month
+    budget = float(spent.iloc[1] / 0.8)  # 80 % reached exactly on the 10th of February
+    table = review.compare(bill, plan, budget_usd=budget).alerts.set_index("percent")
+    assert table.loc[80.0, "day"] == pd.Timestamp("2025-02-10")
+    assert table.loc[30.0, "day"] == (pd.Timestamp("2025-01-10") if spent.iloc[0] >= 0.3 * budget else pd.Timestamp("2025-02-10"))
+    assert pd.isna(table.loc[100.0, "day"]) == (spent.iloc[-1] < budget)
+    # without --budget: the programme's billed budgets (compute 3 MUSD, storage 0.1 MUSD), not reached in 3 months
+    own = review.compare(bill, plan).alerts
+    assert set(own["resource"]) == {"compute", "storage"} and own["day"].isna().all()
+    assert list(review.bill_alerts(bill, budget).set_index("percent")["day"]) == list(table["day"])
+
+
+def test_idle_resources_and_rising_unit_costs_are_flagged(plan, tmp_path):
+    def row(month, cost, quantity, resource):
+        return {"ChargePeriodStart": f"2025-{month:02d}-02T00:00:00Z", "ChargePeriodEnd": f"2025-{month:02d}-02T01:00:00Z",
+                "BillingCurrency": "USD", "ServiceCategory": "Storage", "ServiceName": "Amazon Elastic Block Store",
+                "ChargeCategory": "Usage", "EffectiveCost": str(cost), "Tags": "NULL", "ConsumedQuantity": str(quantity),
+                "ConsumedUnit": "GB-Mo", "ResourceId": resource}
+    extra = [row(1, 10.0, 100, "vol-1"), row(2, 13.0, 100, "vol-1"), row(3, 5.0, 0, "vol-idle"), row(2, 4.0, 0, "vol-idle")]
+    flags = review.compare(bill_from_plan(plan, tmp_path / "b.csv", extra=extra), plan).flags
+    rising = [f for f in flags if f["kind"] == "unit_cost_rising"]
+    assert rising == [{"kind": "unit_cost_rising", "service": "Amazon Elastic Block Store", "unit": "GB-Mo",
+                       "from_month": "2025-01", "to_month": "2025-02", "from_usd": 0.1, "to_usd": 0.13,
+                       "message": "Amazon Elastic Block Store: cost per GB-Mo rose +30% from 2025-01 to 2025-02 "
+                                  "(0.1 -> 0.13 USD)"}]
+    idle = [f for f in flags if f["kind"] == "billing_without_usage"]
+    assert [(f["resource"], f["cost_usd"], f["rows"]) for f in idle] == [("vol-idle", 9.0, 2)]
+
+
+def test_months_that_cannot_be_compared_are_said(plan, tmp_path):
+    bill = bill_from_plan(plan, tmp_path / "b.csv")
+    with pytest.raises(ReviewError, match="start='March': is not a month; allowed: YYYY-MM"):
+        review.compare(bill, plan, start="March")
+    with pytest.raises(ReviewError, match=r"the bill's months \(2025-01 to 2025-03\) fall outside the plan's 2030-01"):
+        review.compare(bill, plan, start="2030-01")
+    late = review.compare(bill, plan, start="2025-02")  # January is before plan month 1
+    assert any(f["kind"] == "outside_plan" and f["months"] == ["2025-01"] for f in late.flags)
+
+
+def test_the_cli_compares_with_a_plan_file(plan, tmp_path):
+    bill_from_plan(plan, tmp_path / "b.csv")
+    (tmp_path / "p.json").write_text(programme.example().to_json())
+    run = subprocess.run([sys.executable, "-m", "workbench.cli", "actuals", str(tmp_path / "b.csv"), "--plan",
+                          str(tmp_path / "p.json"), "--budget", "500000", "--json"], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    assert {"total_actual_usd", "by_category", "by_tag", "unattributed_usd", "rejected_rows", "alerts", "forecast_usd",
+            "flags", "monthly"} <= set(out)
+    assert out["alerts"][0]["resource"] == "bill" and out["forecast_usd"] == pytest.approx(billed_total(plan), rel=1e-9)
+    text = subprocess.run([sys.executable, "-m", "workbench.cli", "actuals", str(tmp_path / "b.csv"), "--plan",
+                           str(tmp_path / "p.json")], capture_output=True, text=True, check=True).stdout
+    assert "Against the plan, to date [USD]:" in text and "Forecast at the plan's end:" in text
+    for args, message in ((["--budget", "-5"], "expected a positive amount in USD"),
+                          (["--start", "2025-01"], "--start places a plan's months: give --plan PLAN too")):
+        bad = subprocess.run([sys.executable, "-m", "workbench.cli", "actuals", str(tmp_path / "b.csv"), *args],
+                             capture_output=True, text=True)
+        assert bad.returncode == 2 and message in bad.stderr

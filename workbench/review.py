@@ -1,0 +1,201 @@
+"""The monthly review: the real bill (:mod:`workbench.actuals`) against the plan (a programme's
+:class:`~workbench.timeline.Timeline`), as the planning guides ask: actual against planned by month, category and
+tag; the day each budget alert line was crossed on actual spend; a forecast at completion; and flags for
+categories running above plan, unit costs rising and resources that bill with no usage.
+
+Only what a cloud bill shows is compared: the plan's compute, failures, experiments, debug environments and data
+processing are GPU or CPU time (``compute``); storage, network, logging and security compare as they are. Staff,
+annotation, electricity and the redundancy contingency are not on a cloud bill: they stay at plan in the forecast
+and are reported apart. Plan month 1 is the calendar month ``start`` (by default the bill's first month).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .actuals import UNATTRIBUTED, Actuals
+from .timeline import UNTAGGED, Timeline
+
+#: The plan's categories as a cloud bill shows them (None: not on a cloud bill).
+BILLED_AS = {"compute": "compute", "failures": "compute", "experiments": "compute", "debug": "compute",
+             "data_processing": "compute", "storage": "storage", "network": "network", "logging": "logging",
+             "security": "security", "annotation": None, "staff": None, "power": None, "redundancy": None}
+BILLED = ("compute", "storage", "network", "logging", "security")
+ALERT_PERCENTS = (30.0, 50.0, 80.0, 100.0)
+
+
+class ReviewError(ValueError):
+    """A bill and a plan that cannot be compared (months that do not overlap, a bad start month)."""
+
+
+@dataclass
+class Review:
+    """Result of :func:`compare`."""
+
+    monthly: pd.DataFrame      # month (YYYY-MM), plan_month, category, planned_usd, actual_usd
+    by_category: pd.DataFrame  # category, planned_usd, actual_usd, difference_usd, ratio, over_plan (to date)
+    alerts: pd.DataFrame       # resource, budget_usd, percent, threshold_usd, day (first day at or above; NaT: not)
+    forecast_usd: float        # billed categories at the plan's end: actual to date + the rest at the run-rate
+    forecast_total_usd: float  # the forecast plus what the bill does not show, at plan
+    planned_total_usd: float   # the whole plan over its horizon
+    flags: list = field(default_factory=list)
+    tags: dict = field(default_factory=dict)  # key -> frame: value, planned_usd, actual_usd (to date)
+
+    def to_dict(self) -> dict:
+        return {"monthly": records(self.monthly), "by_category": records(self.by_category),
+                "alerts": records(self.alerts), "forecast_usd": self.forecast_usd,
+                "forecast_total_usd": self.forecast_total_usd, "planned_total_usd": self.planned_total_usd,
+                "flags": self.flags, "by_tag_vs_plan": {k: records(v) for k, v in self.tags.items()}}
+
+
+def records(frame: pd.DataFrame) -> list[dict]:
+    """A frame as JSON-safe records: days as YYYY-MM-DD, missing values as None."""
+    out = []
+    for record in frame.to_dict("records"):
+        out.append({k: (None if (isinstance(v, float) and not np.isfinite(v)) or v is pd.NaT else
+                        str(v.date()) if isinstance(v, pd.Timestamp) else
+                        float(v) if isinstance(v, np.floating) else int(v) if isinstance(v, np.integer)
+                        else bool(v) if isinstance(v, np.bool_) else v) for k, v in record.items()})
+    return out
+
+
+def compare(bill: Actuals, plan: Timeline, start: str | None = None, budget_usd: float | None = None,
+            over_share: float = 0.10, unit_cost_rise: float = 0.10) -> Review:
+    """The bill against the plan. ``budget_usd``: a budget for the cloud bill (alert lines at 30/50/80/100 %);
+    otherwise the programme's budgets of billed resources. ``over_share``: a category more than this share above
+    plan to date is flagged; ``unit_cost_rise``: a service whose cost per consumed unit rises more than this share
+    from one month to the next is flagged."""
+    rows = bill.rows
+    months = sorted(rows["month"].unique()) if len(rows) else []
+    try:
+        if start is not None and not re.fullmatch(r"[0-9]{4}-(0[1-9]|1[0-2])", str(start)):
+            raise ValueError(start)
+        first = pd.Period(start or (months[0] if months else "1970-01"), "M")
+    except (ValueError, TypeError):
+        raise ReviewError(f"start={start!r}: is not a month; allowed: YYYY-MM, the calendar month of plan month 1") from None
+    horizon = plan.programme.horizon_months
+    calendar = [str(first + k) for k in range(horizon)]
+    outside = sorted(set(months) - set(calendar))
+    if months and not set(months) & set(calendar):
+        raise ReviewError(f"the bill's months ({months[0]} to {months[-1]}) fall outside the plan's "
+                          f"{calendar[0]} to {calendar[-1]}; give start=YYYY-MM, the calendar month of plan month 1")
+    lines = plan.lines.assign(billed=plan.lines["category"].map(BILLED_AS))
+    for key in plan.tag_keys:  # the plan's untagged lines and the bill's unattributed ones are one value
+        lines[key] = lines[key].replace(UNTAGGED, UNATTRIBUTED)
+    billed_lines = lines[lines["billed"].notna()]
+    planned = billed_lines.groupby(["month", "billed"])["cost_usd"].sum()
+    actual = rows[rows["month"].isin(calendar)].groupby(["month", "category"])["cost_usd"].sum()
+    grid = pd.MultiIndex.from_product([range(1, horizon + 1), BILLED], names=["plan_month", "category"])
+    monthly = pd.DataFrame(index=grid).reset_index()
+    monthly.insert(0, "month", [calendar[m - 1] for m in monthly["plan_month"]])
+    monthly["planned_usd"] = [float(planned.get((m, c), 0.0)) for m, c in zip(monthly["plan_month"], monthly["category"])]
+    monthly["actual_usd"] = [float(actual.get((cal, c), 0.0)) for cal, c in zip(monthly["month"], monthly["category"])]
+    last = max((calendar.index(m) + 1 for m in months if m in calendar), default=0)
+    to_date = monthly[monthly["plan_month"] <= last]
+    by_category = to_date.groupby("category", sort=False)[["planned_usd", "actual_usd"]].sum().reindex(BILLED).reset_index()
+    by_category["difference_usd"] = by_category["actual_usd"] - by_category["planned_usd"]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        by_category["ratio"] = np.where(by_category["planned_usd"] > 0,
+                                        by_category["actual_usd"] / by_category["planned_usd"], np.nan)
+    by_category["over_plan"] = by_category["actual_usd"] > by_category["planned_usd"] * (1 + over_share) + 0.005
+
+    flags = [{"kind": "over_plan", "category": r.category, "planned_usd": r.planned_usd, "actual_usd": r.actual_usd,
+              "message": f"{r.category}: {r.actual_usd:,.0f} USD spent to date against {r.planned_usd:,.0f} planned "
+                         f"({'no plan' if not np.isfinite(r.ratio) else f'{r.ratio - 1:+.0%}'}; flagged above "
+                         f"+{over_share:.0%})"}
+             for r in by_category.itertuples() if r.over_plan]
+    flags += _unit_cost_flags(rows, unit_cost_rise) + _idle_flags(rows)
+    if outside:
+        flags.append({"kind": "outside_plan", "months": outside,
+                      "message": f"{len(outside)} month(s) of the bill fall outside the plan ({', '.join(outside[:6])}): "
+                                 "not compared"})
+
+    # forecast at the plan's end: fixed lines at plan, elastic ones at the run-rate of the months billed so far
+    remaining = billed_lines[billed_lines["month"] > last]
+    elastic_planned = billed_lines[(billed_lines["month"] <= last) & (billed_lines["cost_type"] == "elastic")]["cost_usd"].sum()
+    fixed_planned = billed_lines[(billed_lines["month"] <= last) & (billed_lines["cost_type"] != "elastic")]["cost_usd"].sum()
+    actual_to_date = float(to_date["actual_usd"].sum())
+    elastic_actual = max(0.0, actual_to_date - fixed_planned)  # what the bill shows beyond the fixed plan
+    run_rate = elastic_actual / elastic_planned if elastic_planned > 0 else 1.0
+    forecast = actual_to_date + float(remaining[remaining["cost_type"] != "elastic"]["cost_usd"].sum()) \
+        + run_rate * float(remaining[remaining["cost_type"] == "elastic"]["cost_usd"].sum())
+    not_billed = float(lines[lines["billed"].isna()]["cost_usd"].sum())
+
+    alerts = _alerts(bill, plan, calendar, budget_usd)
+    tags = {}
+    for key in bill.attribution_keys:
+        if key in plan.tag_keys:
+            planned_tag = billed_lines[billed_lines["month"] <= last].groupby(key)["cost_usd"].sum()
+            actual_tag = rows[rows["month"].isin(calendar[:last])].groupby(key)["cost_usd"].sum()
+            values = sorted(set(planned_tag.index) | set(actual_tag.index), key=str)
+            tags[key] = pd.DataFrame({"value": values, "planned_usd": [float(planned_tag.get(v, 0.0)) for v in values],
+                                      "actual_usd": [float(actual_tag.get(v, 0.0)) for v in values]})
+    return Review(monthly, by_category, alerts, forecast, forecast + not_billed, plan.total_cost_usd, flags, tags)
+
+
+def _alerts(bill: Actuals, plan: Timeline, calendar: list[str], budget_usd) -> pd.DataFrame:
+    """The first day actual cumulative spend reaches each alert line of each budget of billed resources."""
+    from .programme import RESOURCE_CATEGORIES
+    rows = bill.rows[bill.rows["month"].isin(calendar)]
+    if budget_usd is not None:
+        return _crossings(rows, "bill", float(budget_usd), ALERT_PERCENTS)
+    percents = sorted({*plan.programme.alert_percents, 100.0})
+    frames = [_crossings(rows[rows["category"].isin({BILLED_AS[c] for c in RESOURCE_CATEGORIES[resource]})],
+                         resource, amount, percents)
+              for resource, amount in (plan.programme.budgets or {}).items()
+              if resource in RESOURCE_CATEGORIES and all(BILLED_AS.get(c) for c in RESOURCE_CATEGORIES[resource])]
+    return pd.concat(frames, ignore_index=True) if frames else _crossings(rows.iloc[:0], "bill", 1.0, ())
+
+
+def _crossings(rows: pd.DataFrame, resource: str, budget_usd: float, percents) -> pd.DataFrame:
+    """For each alert line: the first day (of ChargePeriodStart) cumulative spend reached it; NaT: not reached."""
+    daily = rows.groupby(pd.to_datetime(rows["start"]).dt.floor("D"))["cost_usd"].sum().sort_index().cumsum()
+    out = []
+    for percent in percents:
+        threshold = budget_usd * percent / 100.0
+        crossed = daily.index[daily.to_numpy() >= threshold * (1 - 1e-12)]
+        out.append({"resource": resource, "budget_usd": budget_usd, "percent": float(percent),
+                    "threshold_usd": threshold, "day": crossed[0] if len(crossed) else pd.NaT,
+                    "spent_usd": float(daily.iloc[-1]) if len(daily) else 0.0})
+    return pd.DataFrame(out, columns=["resource", "budget_usd", "percent", "threshold_usd", "day", "spent_usd"])
+
+
+def _unit_cost_flags(rows: pd.DataFrame, rise: float) -> list[dict]:
+    """Services whose cost per consumed unit rose by more than ``rise`` from one month to the next."""
+    usage = rows[(rows["charge_category"] == "Usage") & (rows["quantity"] > 0) & (rows["unit"] != "")]
+    if usage.empty:
+        return []
+    table = usage.groupby(["service_name", "unit", "month"])[["cost_usd", "quantity"]].sum()
+    table["unit_cost"] = table["cost_usd"] / table["quantity"]
+    flags = []
+    for (service, unit), group in table.groupby(level=[0, 1]):
+        costs = group["unit_cost"].to_numpy()
+        months = group.index.get_level_values("month")
+        for k in range(1, len(costs)):
+            if costs[k - 1] > 0 and costs[k] > costs[k - 1] * (1 + rise):
+                flags.append({"kind": "unit_cost_rising", "service": service, "unit": unit, "from_month": months[k - 1],
+                              "to_month": months[k], "from_usd": float(costs[k - 1]), "to_usd": float(costs[k]),
+                              "message": f"{service}: cost per {unit} rose {costs[k] / costs[k - 1] - 1:+.0%} from "
+                                         f"{months[k - 1]} to {months[k]} ({costs[k - 1]:.4g} -> {costs[k]:.4g} USD)"})
+    return flags
+
+
+def _idle_flags(rows: pd.DataFrame) -> list[dict]:
+    """Resources billed for usage with none consumed (an idle volume, an instance kept but unused)."""
+    idle = rows[(rows["charge_category"] == "Usage") & (rows["cost_usd"] > 0) & (rows["quantity"] == 0)]
+    if idle.empty:
+        return []
+    table = idle.groupby(["service_name", "resource"])["cost_usd"].agg(["sum", "size"]).sort_values("sum", ascending=False)
+    return [{"kind": "billing_without_usage", "service": service, "resource": resource, "cost_usd": float(total),
+             "rows": int(count), "message": f"{service} {resource or '(no resource id)'}: {total:,.2f} USD billed over "
+                                            f"{count} row(s) with no usage"}
+            for (service, resource), (total, count) in table.head(20).iterrows()]
+
+
+
+def bill_alerts(bill: Actuals, budget_usd: float) -> pd.DataFrame:
+    """The day the bill's cumulative spend reached 30 / 50 / 80 / 100 % of ``budget_usd`` (no plan needed)."""
+    return _crossings(bill.rows, "bill", float(budget_usd), ALERT_PERCENTS)
