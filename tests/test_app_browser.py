@@ -1,4 +1,6 @@
 """The served app in a real browser (Debian's Chromium), with every non-loopback request blocked."""
+import sys
+from pathlib import Path
 import re
 
 import pytest
@@ -284,4 +286,23 @@ def test_programme_view_charts_cadence_and_file_round_trip(page, voila_url, tmp_
     with page.expect_download(timeout=TIMEOUT) as again:
         page.locator("a.wb-download[download='programme.json']").click()
     assert open(again.value.path(), encoding="utf-8").read() == saved.read_text()
+    assert page.external_requests == [] and not page.errors and "Traceback" not in page.content()
+
+
+def test_a_billing_export_uploaded_in_the_programme_view_shows_plan_against_actual(page, voila_url, tmp_path):
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from focus_generator import write_export
+    expected = write_export(tmp_path / "bill.csv", 2_000, seed=5)  # March 2025: plan month 1
+    page.goto(voila_url + "?view=programme&programme=assistant-7b", wait_until="commit")
+    page.wait_for_selector(".wb-programme-total .wb-card-value", timeout=TIMEOUT)
+    with page.expect_file_chooser(timeout=TIMEOUT) as chooser:
+        page.locator(".wb-bill-upload").click()
+    chooser.value.set_files(str(tmp_path / "bill.csv"))
+    page.wait_for_function("(document.querySelector('.wb-bill-chart') || {textContent: ''}).textContent"
+                           ".includes('Billed spend: plan (dashed) against actual (solid)')", timeout=TIMEOUT)
+    message = page.inner_text(".wb-bill-message")
+    assert "2,000 charges read from bill.csv; 0 rows rejected" in message
+    assert f"actual to date {expected['total']:,.0f} USD" in message
+    assert "Compute" in page.inner_text(".wb-bill-chart") and "Planned and actual to date by team" in page.inner_text(
+        ".wb-bill-details")
     assert page.external_requests == [] and not page.errors and "Traceback" not in page.content()

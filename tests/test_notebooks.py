@@ -10,7 +10,7 @@ NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.i
 
 
 def test_the_expected_notebooks_exist():
-    assert {p.stem for p in NOTEBOOKS} >= {"planner", "scaling", "sequence_length", "reliability", "validation", "serving", "programme"}
+    assert {p.stem for p in NOTEBOOKS} >= {"planner", "scaling", "sequence_length", "reliability", "validation", "serving", "programme", "review"}
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])

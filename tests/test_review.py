@@ -136,3 +136,14 @@ def test_the_cli_compares_with_a_plan_file(plan, tmp_path):
         bad = subprocess.run([sys.executable, "-m", "workbench.cli", "actuals", str(tmp_path / "b.csv"), *args],
                              capture_output=True, text=True)
         assert bad.returncode == 2 and message in bad.stderr
+
+
+def test_the_demo_export_is_the_plan_as_a_bill_would_show_it(plan, tmp_path):
+    on_plan = review.compare(actuals.read_focus(review.demo_export(plan, tmp_path / "a.csv", months=2)), plan)
+    assert np.allclose(on_plan.by_category["ratio"].dropna(), 1.0, rtol=1e-6) and not on_plan.flags
+    assert on_plan.forecast_usd == pytest.approx(billed_total(plan), rel=1e-6)
+    drifted = review.compare(actuals.read_focus(review.demo_export(plan, tmp_path / "b.csv", months=2,
+                                                                  factors={"compute": 1.15}, idle_usd=4.0)), plan)
+    assert drifted.by_category.set_index("category").loc["compute", "ratio"] == pytest.approx(1.15, rel=1e-6)
+    idle = [f for f in drifted.flags if f["kind"] == "billing_without_usage"]
+    assert [(f["resource"], f["rows"], round(f["cost_usd"], 6)) for f in idle] == [("vol-debug-scratch", 59, 236.0)]

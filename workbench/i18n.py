@@ -98,6 +98,19 @@ TEXT = {
     "file_not_in_link": ("A loaded file is not in the link: download it to share it.",
                          "载入的文件不在链接中：请下载后分享。"),
     "programme_loaded": ("Loaded {name}", "已载入 {name}"),
+    # the bill against the plan
+    "planned": ("planned", "计划"), "actual": ("actual", "实际"), "bill": ("Whole bill", "全部账单"),
+    "chart_plan_vs_actual": ("Billed spend: plan (dashed) against actual (solid), with alert lines",
+                             "账单支出：计划（虚线）与实际（实线）对比及预警线"),
+    "load_bill": ("Load a billing export (FOCUS CSV)", "载入账单导出（FOCUS CSV）"),
+    "bill_start": ("Plan month 1 is", "计划第 1 个月为"),
+    "bill_summary": ("{rows:,} charges read from {name}; {rejected:,} rows rejected ({rejected_money}); actual to date "
+                     "{actual}, planned {planned}; forecast at the plan's end {forecast} on the bill",
+                     "从 {name} 读取 {rows:,} 条费用；拒绝 {rejected:,} 行（{rejected_money}）；迄今实际 {actual}，"
+                     "计划 {planned}；计划期末账单预测 {forecast}"),
+    "bill_flags": ("Flags", "提示"), "bill_rejected": ("Rejected rows", "被拒绝的行"),
+    "bill_by_tag": ("Planned and actual to date by {key}", "迄今按{key}的计划与实际"),
+    "bill_not_read": ("The billing export was not read", "账单导出未能读取"),
     # the timeline's warnings ({money}: an amount in the display currency)
     "tw_budget_spent": ("The {resource} budget ({budget}) is spent by month {month} of {horizon}; the plan reaches "
                         "{percent:.0%} of it by the horizon.",

@@ -16,6 +16,7 @@ import logging
 import ipywidgets as w
 
 from . import programme_charts as pc, programme_presets as pp, programme_views as pv
+from .actuals_app import BillPanel
 from .charts import ChartStack
 from .downloads import Downloads
 from .i18n import t
@@ -71,7 +72,9 @@ class ProgrammeView:
         self.upload.observe(self._upload_changed, "value")
         controls = w.VBox([self.preset, *self.knob_widgets.values(), self.attribute_menu, self.downloads, self.upload],
                           layout=w.Layout(width="500px", min_width="500px"))
-        self.figures = w.VBox([self.headline, self.chart], layout=w.Layout(flex="1 1 0", min_width="640px"))
+        self.bill = BillPanel(self.lang, self.currency)
+        self.figures = w.VBox([self.headline, self.chart, self.bill.widget],
+                              layout=w.Layout(flex="1 1 0", min_width="640px"))
         self.widget = w.VBox([self.banner, w.HBox([controls, self.figures], layout=w.Layout(flex_flow="row wrap"))])
         self.widget.add_class("wb-programme")
         self._relabel()
@@ -103,6 +106,7 @@ class ProgrammeView:
         self._relabel()
         self._sync_knobs()  # the attribution menu's words
         self._render()
+        self.bill.set_language(lang, currency)
 
     # -- events ---------------------------------------------------------------------------------------
     def _preset_changed(self, change):
@@ -187,6 +191,7 @@ class ProgrammeView:
             return
         self.programme, self.timeline = programme, timeline
         self.figures.remove_class("wb-stale")
+        self.bill.set_plan(timeline)
         self._sync_knobs()
         self._render()
 

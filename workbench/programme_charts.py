@@ -88,3 +88,34 @@ def kpi_lines(frame: pd.DataFrame, *, title="Unit costs per month", month_title=
     ).facet(row=alt.Row("kpi:N", title=None, sort=alt.EncodingSortField("kpi_order", op="min"),
                         header=alt.Header(labelAngle=0, labelAlign="left", labelAnchor="start", labelOrient="top")),
             title=title).resolve_scale(y="independent")
+
+
+def plan_vs_actual(spend: pd.DataFrame, lines: pd.DataFrame, *, title="Billed spend: plan against actual",
+                   month_title="Month", cost_title="Cumulative cost", currency="USD") -> alt.ConcatChart:
+    """One small chart per budget (or the whole bill): cumulative planned (dashed grey) and actual (blue) billed
+    spend by month, with the budget's alert lines. Frames: resource, month, series, cost, series_order;
+    resource, label, threshold."""
+    resources = list(pd.unique(spend["resource"]))
+    per_row = min(2, len(resources))
+    width = max(200, (WIDTH - 60 * (per_row - 1)) // max(1, per_row))
+    charts = []
+    for resource in resources:
+        only = alt.datum.resource == resource
+        line = alt.Chart(_source(spend, "spend")).transform_filter(only).mark_line(point=True).encode(
+            x=alt.X("month:O", title=month_title),
+            y=alt.Y("cost:Q", title=f"{cost_title} [{currency}]", axis=alt.Axis(labelExpr=_BILLIONS)),
+            color=alt.Color("series:N", title="", sort=alt.EncodingSortField("series_order"),
+                            scale=alt.Scale(range=["#9d9d9d", "#4c78a8"])),
+            strokeDash=alt.StrokeDash("series:N", sort=alt.EncodingSortField("series_order"), legend=None,
+                                      scale=alt.Scale(range=[[4, 3], [1, 0]])),
+            tooltip=[alt.Tooltip("month:O", title=month_title), alt.Tooltip("series:N", title=""),
+                     alt.Tooltip("cost:Q", title=f"{cost_title} [{currency}]", format=",.0f")])
+        rules = alt.Chart(_source(lines, "lines")).transform_filter(only).mark_rule(
+            strokeDash=[4, 3], color="#e45756").encode(
+            y="threshold:Q", tooltip=[alt.Tooltip("label:N", title=""),
+                                      alt.Tooltip("threshold:Q", title=currency, format=",.0f")])
+        labels = alt.Chart(_source(lines, "lines")).transform_filter(only).mark_text(
+            align="left", dx=2, dy=-5, color="#e45756", fontSize=10).encode(x=alt.value(0), y="threshold:Q",
+                                                                            text="label:N")
+        charts.append(alt.layer(line, rules, labels, title=resource, width=width, height=200))
+    return alt.concat(*charts, columns=per_row, title=title).resolve_scale(y="independent")

@@ -137,3 +137,31 @@ def cadence_sweep(programme, every_months=(1, 2, 3, 4, 6)) -> pd.DataFrame:
                      "first_run_usd": first, "after_first_run_usd": after, "usd_per_release": after / releases,
                      **{f"{c}_usd": float(v) for c, v in by_category.items()}})
     return pd.DataFrame(rows).fillna(0.0)
+
+
+def plan_vs_actual(review, lang="en", rate_usd=1.0) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(spend, alert lines) per budget of the review (the whole bill when it has no budget): cumulative billed spend
+    per month, planned and actual (the months billed so far): ``resource``, ``month`` (YYYY-MM), ``series``,
+    ``cost`` (display currency), ``series_order``; and ``resource``, ``label``, ``threshold``."""
+    from .programme import RESOURCE_CATEGORIES
+    from .review import BILLED, BILLED_AS
+    monthly = review.monthly
+    last = monthly.loc[monthly["actual_usd"] != 0, "plan_month"].max()
+    last = 0 if pd.isna(last) else int(last)
+    resources = list(dict.fromkeys(review.alerts["resource"])) or ["bill"]
+    frames = []
+    for resource in resources:
+        categories = set(BILLED) if resource == "bill" else {BILLED_AS[c] for c in RESOURCE_CATEGORIES[resource]}
+        mine = monthly[monthly["category"].isin(categories)].groupby(["plan_month", "month"], as_index=False)[
+            ["planned_usd", "actual_usd"]].sum()
+        label = t(resource, lang) if resource != "bill" else t("bill", lang)
+        frames.append(pd.DataFrame({"resource": label, "month": mine["month"], "series": t("planned", lang),
+                                    "cost": mine["planned_usd"].cumsum() * rate_usd, "series_order": 0}))
+        done = mine[mine["plan_month"] <= last]
+        frames.append(pd.DataFrame({"resource": label, "month": done["month"], "series": t("actual", lang),
+                                    "cost": done["actual_usd"].cumsum() * rate_usd, "series_order": 1}))
+    alerts = review.alerts
+    lines = pd.DataFrame({"resource": [t(r, lang) if r != "bill" else t("bill", lang) for r in alerts["resource"]],
+                          "label": [f"{p:g} %" for p in alerts["percent"]],
+                          "threshold": alerts["threshold_usd"].to_numpy() * rate_usd})
+    return pd.concat(frames, ignore_index=True), lines

@@ -10,8 +10,10 @@ and are reported apart. Plan month 1 is the calendar month ``start`` (by default
 """
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -191,7 +193,7 @@ def _idle_flags(rows: pd.DataFrame) -> list[dict]:
     table = idle.groupby(["service_name", "resource"])["cost_usd"].agg(["sum", "size"]).sort_values("sum", ascending=False)
     return [{"kind": "billing_without_usage", "service": service, "resource": resource, "cost_usd": float(total),
              "rows": int(count), "message": f"{service} {resource or '(no resource id)'}: {total:,.2f} USD billed over "
-                                            f"{count} row(s) with no usage"}
+                                            f"{int(count)} row(s) with no usage"}
             for (service, resource), (total, count) in table.head(20).iterrows()]
 
 
@@ -199,3 +201,53 @@ def _idle_flags(rows: pd.DataFrame) -> list[dict]:
 def bill_alerts(bill: Actuals, budget_usd: float) -> pd.DataFrame:
     """The day the bill's cumulative spend reached 30 / 50 / 80 / 100 % of ``budget_usd`` (no plan needed)."""
     return _crossings(bill.rows, "bill", float(budget_usd), ALERT_PERCENTS)
+
+
+#: The FOCUS service each billed category is written as in :func:`demo_export`.
+DEMO_SERVICES = {"compute": ("Compute", "Amazon Elastic Compute Cloud", "Hours"),
+                 "storage": ("Storage", "Amazon Simple Storage Service", "GB-Mo"),
+                 "network": ("Networking", "AWS Data Transfer", "GB"),
+                 "logging": ("Management and Governance", "AmazonCloudWatch", "GB"),
+                 "security": ("Security", "AWS Security Hub", "Findings")}
+
+
+def demo_export(plan: Timeline, path, months: int = 3, start: str = "2025-01", factors: dict | None = None,
+                idle_usd: float = 0.0) -> Path:
+    """A FOCUS CSV export of the plan's first ``months`` as a bill would show them: one row per day, billed
+    category and team (the plan's billed lines spread evenly over the month), each category's cost x
+    ``factors[category]`` (a drift from plan), plus an idle volume billed ``idle_usd`` a day with no usage.
+    For demonstrations and tests: the plan's own numbers, so that the review's answers can be checked."""
+    import csv
+    lines = plan.lines.assign(billed=plan.lines["category"].map(BILLED_AS)).dropna(subset=["billed"])
+    team = lines["team"] if "team" in lines else pd.Series(UNTAGGED, index=lines.index)
+    monthly = lines.assign(team=team).groupby(["month", "billed", "team"])["cost_usd"].sum()
+    first = pd.Period(start, "M")
+
+    def row(day, service_category, service, unit, usd, quantity, resource, tags):
+        return {"ChargePeriodStart": f"{day:%Y-%m-%dT00:00:00Z}",
+                "ChargePeriodEnd": f"{day + pd.Timedelta(days=1):%Y-%m-%dT00:00:00Z}", "BillingCurrency": "USD",
+                "ServiceCategory": service_category, "ServiceName": service, "ChargeCategory": "Usage",
+                "EffectiveCost": f"{usd:.6f}", "BilledCost": f"{usd:.6f}", "ConsumedQuantity": f"{quantity:.6f}",
+                "ConsumedUnit": unit, "ResourceId": resource, "ProviderName": "AWS", "Tags": tags}
+
+    rows = []
+    for (month, category, owner), usd in monthly.items():
+        if month > months:
+            continue
+        period = first + (month - 1)
+        service_category, service, unit = DEMO_SERVICES[category]
+        daily = usd * (factors or {}).get(category, 1.0) / period.days_in_month
+        tags = "NULL" if owner == UNTAGGED else json.dumps({"team": owner})
+        for day in pd.date_range(period.start_time, periods=period.days_in_month, freq="D"):
+            rows.append(row(day, service_category, service, unit, daily, max(daily, 0.0), "", tags))
+    if idle_usd:
+        period_days = pd.date_range(first.start_time, (first + (months - 1)).end_time.normalize(), freq="D")
+        for day in period_days:
+            rows.append(row(day, "Storage", "Amazon Elastic Block Store", "GB-Mo", idle_usd, 0.0, "vol-debug-scratch",
+                            json.dumps({"team": "platform", "env": "dev"})))
+    path = Path(path)
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
