@@ -278,7 +278,7 @@ def test_programme_view_charts_cadence_and_file_round_trip(page, voila_url, tmp_
     download.value.save_as(saved)
     assert '"every_months": 2' in saved.read_text()
     with page.expect_file_chooser(timeout=TIMEOUT) as chooser:
-        page.locator(".wb-programme .widget-upload").click()
+        page.locator(".wb-programme-upload").click()
     chooser.value.set_files(str(saved))
     page.wait_for_function("[...document.querySelectorAll('.wb-programme select option:checked')]"
                            ".some(o => o.textContent.replace(/\\u00a0/g, ' ').startsWith('Loaded file: programme.json'))", timeout=TIMEOUT)

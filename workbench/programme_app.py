@@ -70,6 +70,7 @@ class ProgrammeView:
         self.downloads = Downloads(self._download)
         self.upload = w.FileUpload(accept=".json,.toml,application/json", multiple=False, layout=w.Layout(width="auto"))
         self.upload.observe(self._upload_changed, "value")
+        self.upload.add_class("wb-programme-upload")
         controls = w.VBox([self.preset, *self.knob_widgets.values(), self.attribute_menu, self.downloads, self.upload],
                           layout=w.Layout(width="500px", min_width="500px"))
         self.bill = BillPanel(self.lang, self.currency)
