@@ -147,3 +147,14 @@ def test_the_demo_export_is_the_plan_as_a_bill_would_show_it(plan, tmp_path):
     assert drifted.by_category.set_index("category").loc["compute", "ratio"] == pytest.approx(1.15, rel=1e-6)
     idle = [f for f in drifted.flags if f["kind"] == "billing_without_usage"]
     assert [(f["resource"], f["rows"], round(f["cost_usd"], 6)) for f in idle] == [("vol-debug-scratch", 59, 236.0)]
+
+
+def test_a_bill_of_one_month_is_compared_with_that_months_plan(plan, tmp_path):
+    full = pd.read_csv(review.demo_export(plan, tmp_path / "three.csv", months=3), dtype=str, keep_default_na=False)
+    march = full[full["ChargePeriodStart"].str.startswith("2025-03")]
+    march.to_csv(tmp_path / "march.csv", index=False)
+    result = review.compare(actuals.read_focus(tmp_path / "march.csv"), plan, start="2025-01")
+    lines = plan.lines[plan.lines["category"].map(review.BILLED_AS).notna()]
+    assert result.by_category["planned_usd"].sum() == pytest.approx(lines[lines["month"] == 3]["cost_usd"].sum(), rel=1e-9)
+    assert np.allclose(result.by_category["ratio"].dropna(), 1.0, rtol=1e-4) and not result.flags  # daily rows at 1e-6 USD
+    assert result.forecast_usd == pytest.approx(billed_total(plan), rel=1e-6)  # months 1-2 at plan

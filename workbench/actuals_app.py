@@ -17,7 +17,7 @@ from .actuals import ActualsError, read_focus
 from .charts import ChartStack
 from .i18n import t
 from .livechart import LiveChart
-from .review import ReviewError, compare
+from .review import ReviewError, compare, flag_text
 
 log = logging.getLogger(__name__)
 #: Largest export the page uploads (the widget connection carries it whole); larger ones belong to the CLI.
@@ -133,7 +133,7 @@ class BillPanel:
         parts = []
         if review.flags:
             parts.append(f"<b>{html.escape(t('bill_flags', lang))}</b><ul>" + "".join(
-                f"<li>{html.escape(f['message'])}</li>" for f in review.flags[:20]) + "</ul>")
+                f"<li>{html.escape(flag_text(f, lang, self.currency, rate))}</li>" for f in review.flags[:20]) + "</ul>")
         for key, table in review.tags.items():
             parts.append(f"<b>{html.escape(t('bill_by_tag', lang).format(key=t(key, lang)))}</b>"
                          + _table(table, ("value", "planned_usd", "actual_usd"), rate, self.currency, lang, key))

@@ -111,6 +111,14 @@ TEXT = {
     "bill_flags": ("Flags", "提示"), "bill_rejected": ("Rejected rows", "被拒绝的行"),
     "bill_by_tag": ("Planned and actual to date by {key}", "迄今按{key}的计划与实际"),
     "bill_not_read": ("The billing export was not read", "账单导出未能读取"),
+    "flag_over_plan": ("{category}: {actual} spent to date against {planned} planned ({change}; flagged above {limit})",
+                       "{category}：迄今支出 {actual}，计划 {planned}（{change}；超过 {limit} 时提示）"),
+    "flag_unit_cost": ("{service}: cost per {unit} rose {change} from {start} to {end} ({before} -> {after} {currency})",
+                       "{service}：每 {unit} 成本从 {start} 到 {end} 上升 {change}（{before} -> {after} {currency}）"),
+    "flag_idle": ("{service} {resource}: {cost} billed over {rows} row(s) with no usage",
+                  "{service} {resource}：{rows} 行计费共 {cost}，但没有用量"),
+    "flag_outside": ("{count} month(s) of the bill fall outside the plan ({months}): not compared",
+                     "账单中有 {count} 个月不在计划期内（{months}）：未比较"),
     # the timeline's warnings ({money}: an amount in the display currency)
     "tw_budget_spent": ("The {resource} budget ({budget}) is spent by month {month} of {horizon}; the plan reaches "
                         "{percent:.0%} of it by the horizon.",

@@ -146,8 +146,8 @@ def plan_vs_actual(review, lang="en", rate_usd=1.0) -> tuple[pd.DataFrame, pd.Da
     from .programme import RESOURCE_CATEGORIES
     from .review import BILLED, BILLED_AS
     monthly = review.monthly
-    last = monthly.loc[monthly["actual_usd"] != 0, "plan_month"].max()
-    last = 0 if pd.isna(last) else int(last)
+    billed = monthly.loc[monthly["actual_usd"] != 0, "plan_month"]
+    first, last = (int(billed.min()), int(billed.max())) if len(billed) else (1, 0)
     resources = list(dict.fromkeys(review.alerts["resource"])) or ["bill"]
     frames = []
     for resource in resources:
@@ -157,9 +157,10 @@ def plan_vs_actual(review, lang="en", rate_usd=1.0) -> tuple[pd.DataFrame, pd.Da
         label = t(resource, lang) if resource != "bill" else t("bill", lang)
         frames.append(pd.DataFrame({"resource": label, "month": mine["month"], "series": t("planned", lang),
                                     "cost": mine["planned_usd"].cumsum() * rate_usd, "series_order": 0}))
-        done = mine[mine["plan_month"] <= last]
+        done = mine[(mine["plan_month"] >= first) & (mine["plan_month"] <= last)]
+        before = mine.loc[mine["plan_month"] < first, "planned_usd"].sum()  # months the bill does not cover: at plan
         frames.append(pd.DataFrame({"resource": label, "month": done["month"], "series": t("actual", lang),
-                                    "cost": done["actual_usd"].cumsum() * rate_usd, "series_order": 1}))
+                                    "cost": (before + done["actual_usd"].cumsum()) * rate_usd, "series_order": 1}))
     alerts = review.alerts
     lines = pd.DataFrame({"resource": [t(r, lang) if r != "bill" else t("bill", lang) for r in alerts["resource"]],
                           "label": [f"{p:g} %" for p in alerts["percent"]],

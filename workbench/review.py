@@ -95,8 +95,11 @@ def compare(bill: Actuals, plan: Timeline, start: str | None = None, budget_usd:
     monthly.insert(0, "month", [calendar[m - 1] for m in monthly["plan_month"]])
     monthly["planned_usd"] = [float(planned.get((m, c), 0.0)) for m, c in zip(monthly["plan_month"], monthly["category"])]
     monthly["actual_usd"] = [float(actual.get((cal, c), 0.0)) for cal, c in zip(monthly["month"], monthly["category"])]
-    last = max((calendar.index(m) + 1 for m in months if m in calendar), default=0)
-    to_date = monthly[monthly["plan_month"] <= last]
+    billed_months = [calendar.index(m) + 1 for m in months if m in calendar]
+    # the months the bill covers: an export of this month alone is compared with this month's plan
+    first_billed, last = min(billed_months, default=1), max(billed_months, default=0)
+    covered = (monthly["plan_month"] >= first_billed) & (monthly["plan_month"] <= last)
+    to_date = monthly[covered]
     by_category = to_date.groupby("category", sort=False)[["planned_usd", "actual_usd"]].sum().reindex(BILLED).reset_index()
     by_category["difference_usd"] = by_category["actual_usd"] - by_category["planned_usd"]
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -105,6 +108,7 @@ def compare(bill: Actuals, plan: Timeline, start: str | None = None, budget_usd:
     by_category["over_plan"] = by_category["actual_usd"] > by_category["planned_usd"] * (1 + over_share) + 0.005
 
     flags = [{"kind": "over_plan", "category": r.category, "planned_usd": r.planned_usd, "actual_usd": r.actual_usd,
+              "ratio": float(r.ratio), "over_share": over_share,
               "message": f"{r.category}: {r.actual_usd:,.0f} USD spent to date against {r.planned_usd:,.0f} planned "
                          f"({'no plan' if not np.isfinite(r.ratio) else f'{r.ratio - 1:+.0%}'}; flagged above "
                          f"+{over_share:.0%})"}
@@ -117,12 +121,14 @@ def compare(bill: Actuals, plan: Timeline, start: str | None = None, budget_usd:
 
     # forecast at the plan's end: fixed lines at plan, elastic ones at the run-rate of the months billed so far
     remaining = billed_lines[billed_lines["month"] > last]
-    elastic_planned = billed_lines[(billed_lines["month"] <= last) & (billed_lines["cost_type"] == "elastic")]["cost_usd"].sum()
-    fixed_planned = billed_lines[(billed_lines["month"] <= last) & (billed_lines["cost_type"] != "elastic")]["cost_usd"].sum()
+    before = float(billed_lines[billed_lines["month"] < first_billed]["cost_usd"].sum())  # not billed here: at plan
+    span = billed_lines[(billed_lines["month"] >= first_billed) & (billed_lines["month"] <= last)]
+    elastic_planned = span[span["cost_type"] == "elastic"]["cost_usd"].sum()
+    fixed_planned = span[span["cost_type"] != "elastic"]["cost_usd"].sum()
     actual_to_date = float(to_date["actual_usd"].sum())
     elastic_actual = max(0.0, actual_to_date - fixed_planned)  # what the bill shows beyond the fixed plan
     run_rate = elastic_actual / elastic_planned if elastic_planned > 0 else 1.0
-    forecast = actual_to_date + float(remaining[remaining["cost_type"] != "elastic"]["cost_usd"].sum()) \
+    forecast = before + actual_to_date + float(remaining[remaining["cost_type"] != "elastic"]["cost_usd"].sum()) \
         + run_rate * float(remaining[remaining["cost_type"] == "elastic"]["cost_usd"].sum())
     not_billed = float(lines[lines["billed"].isna()]["cost_usd"].sum())
 
@@ -130,8 +136,8 @@ def compare(bill: Actuals, plan: Timeline, start: str | None = None, budget_usd:
     tags = {}
     for key in bill.attribution_keys:
         if key in plan.tag_keys:
-            planned_tag = billed_lines[billed_lines["month"] <= last].groupby(key)["cost_usd"].sum()
-            actual_tag = rows[rows["month"].isin(calendar[:last])].groupby(key)["cost_usd"].sum()
+            planned_tag = span.groupby(key)["cost_usd"].sum()
+            actual_tag = rows[rows["month"].isin(calendar[first_billed - 1:last])].groupby(key)["cost_usd"].sum()
             values = sorted(set(planned_tag.index) | set(actual_tag.index), key=str)
             tags[key] = pd.DataFrame({"value": values, "planned_usd": [float(planned_tag.get(v, 0.0)) for v in values],
                                       "actual_usd": [float(actual_tag.get(v, 0.0)) for v in values]})
@@ -251,3 +257,29 @@ def demo_export(plan: Timeline, path, months: int = 3, start: str = "2025-01", f
         writer.writeheader()
         writer.writerows(rows)
     return path
+
+
+def flag_text(flag: dict, lang: str = "en", currency: str = "USD", rate: float = 1.0) -> str:
+    """A flag's message in ``lang``, amounts in ``currency`` at ``rate`` per USD (English: ``flag["message"]``)."""
+    if lang != "zh" and currency == "USD":
+        return flag["message"]
+    from .i18n import t
+    kind = flag["kind"]
+    money = lambda usd, digits=0: f"{usd * rate:,.{digits}f} {currency}"  # noqa: E731
+    if kind == "over_plan":
+        change = "—" if not np.isfinite(flag["ratio"]) else f"{flag['ratio'] - 1:+.0%}"
+        return t("flag_over_plan", lang).format(category=t(flag["category"], lang), actual=money(flag["actual_usd"]),
+                                                planned=money(flag["planned_usd"]), change=change,
+                                                limit=f"+{flag['over_share']:.0%}")
+    if kind == "unit_cost_rising":
+        return t("flag_unit_cost", lang).format(service=flag["service"], unit=flag["unit"],
+                                                change=f"{flag['to_usd'] / flag['from_usd'] - 1:+.0%}",
+                                                start=flag["from_month"], end=flag["to_month"],
+                                                before=f"{flag['from_usd'] * rate:.4g}", after=f"{flag['to_usd'] * rate:.4g}",
+                                                currency=currency)
+    if kind == "billing_without_usage":
+        return t("flag_idle", lang).format(service=flag["service"], resource=flag["resource"] or "—",
+                                           cost=money(flag["cost_usd"], 2), rows=flag["rows"])
+    if kind == "outside_plan":
+        return t("flag_outside", lang).format(count=len(flag["months"]), months=", ".join(flag["months"][:6]))
+    return flag["message"]
