@@ -23,7 +23,7 @@ sys.path.insert(0, {tests!r})
 import pandas as pd
 started = time.perf_counter()
 if {baseline}:
-    frame = pd.read_csv({path!r}, dtype=str, keep_default_na=False)
+    frame = pd.read_csv({path!r}, dtype=object, keep_default_na=False)
     n = len(frame)
 else:
     from workbench.actuals import read_focus

@@ -59,7 +59,7 @@ def test_a_corrupted_copy_lists_each_bad_row_and_loses_no_valid_one(tmp_path):
     assert result.rejected[["row", "column", "reason"]].values.tolist() == [
         [5, "EffectiveCost", "is not a number"], [10, "Tags", "is not a JSON object of tags"],
         [20, "ChargePeriodStart", "is not a date and time"],
-        [30, "BillingCurrency", "has no exchange rate (give one: --rate CUR=units per USD)"],
+        [30, "BillingCurrency", "has no exchange rate (the command line takes --rate CUR=units per USD)"],
         [40, "Tags", "is not a JSON object of tags"]]
     bad = {5, 10, 20, 30, 40}
     assert len(result.rows) == 995 and not set(result.rows["row"]) & bad
@@ -191,3 +191,43 @@ def test_a_generated_programme_export_of_20000_rows_adds_up(tmp_path, name):
     teams = result.by_tag("team")
     assert teams.drop(actuals.UNATTRIBUTED).to_dict() == pytest.approx(expected["by_team"])
     assert result.unattributed_usd == pytest.approx(expected["unattributed"])
+
+
+def test_records_that_do_not_fit_the_header_are_named_not_shifted(tmp_path):
+    header = "ChargePeriodStart,ChargePeriodEnd,BillingCurrency,ServiceCategory,ChargeCategory,ChargeDescription,ListCost,EffectiveCost"
+    good = "2025-01-01,2025-01-02,USD,Compute,Usage,GPU hour,120,100"
+    shifted = "2025-01-01,2025-01-02,USD,Compute,Usage,$98.32 per hour, on demand,100,80"  # an unquoted comma
+    huge = "2025-01-01,2025-01-02,USD,Compute,Usage,x,1,1e308"
+    (tmp_path / "r.csv").write_text("\n".join([header, good, "", shifted, huge, good]) + "\n", encoding="utf-8")
+    result = read_focus(tmp_path / "r.csv")
+    assert result.total_usd == 200.0 and list(result.rows["row"]) == [2, 6]  # blank line 3 counted, not a record
+    assert result.rejected[["row", "column", "reason"]].values.tolist() == [
+        [4, "(record)", "has more fields than the header's 8 (an unquoted comma?)"],
+        [5, "EffectiveCost", "is beyond 1e+12 in amount (no single charge is that large)"]]
+    (tmp_path / "d.csv").write_text(header + ",EffectiveCost\n" + good + ",5\n", encoding="utf-8")
+    with pytest.raises(ActualsError, match="column EffectiveCost given twice"):
+        read_focus(tmp_path / "d.csv")
+
+
+@pytest.mark.parametrize("rates", [{"USD": 2}, {"CNY": 0}, {"CNY": -7.1}, {"CNY": "x"}, {"RMB1": 7}, {"cny": 7, "CNY": 7}])
+def test_bad_exchange_rates_are_refused(tmp_path, rates):
+    rows, _, _ = gpu_programme_rows()
+    with pytest.raises(ActualsError, match="allowed: a three-letter currency other than USD, once"):
+        read_focus(_write(tmp_path / "g.csv", rows), rates=rates)
+
+
+def test_a_parquet_export_reads_like_its_csv_with_map_tags(tmp_path):
+    pytest.importorskip("pyarrow")  # a dependency: installed by make install
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    rows, by_category, by_team = gpu_programme_rows()
+    csv_result = read_focus(_write(tmp_path / "g.csv", rows))
+    table = {k: [r[k] for r in rows] for k in rows[0]}
+    table["EffectiveCost"] = [float(v) for v in table["EffectiveCost"]]  # typed, as providers export it
+    table["Tags"] = [None if t == "NULL" else list(json.loads(t).items()) for t in table["Tags"]]
+    columns = {k: (pa.array(v, type=pa.map_(pa.string(), pa.string())) if k == "Tags" else pa.array(v))
+               for k, v in table.items()}
+    pq.write_table(pa.table(columns), tmp_path / "g.parquet")
+    result = read_focus(tmp_path / "g.parquet")
+    assert len(result.rejected) == 0 and result.total_usd == pytest.approx(csv_result.total_usd, abs=1e-9)
+    assert result.by_tag("team").to_dict() == pytest.approx(csv_result.by_tag("team").to_dict())

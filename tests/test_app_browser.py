@@ -299,7 +299,7 @@ def test_a_billing_export_uploaded_in_the_programme_view_shows_plan_against_actu
         page.locator(".wb-bill-upload").click()
     chooser.value.set_files(str(tmp_path / "bill.csv"))
     page.wait_for_function("(document.querySelector('.wb-bill-chart') || {textContent: ''}).textContent"
-                           ".includes('Billed spend: plan (dashed) against actual (solid)')", timeout=TIMEOUT)
+                           ".includes('Cumulative billed spend: plan (dashed) against actual (solid)')", timeout=TIMEOUT)
     message = page.inner_text(".wb-bill-message")
     assert "2,000 charges read from bill.csv; 0 rows rejected" in message
     assert f"actual to date {expected['total']:,.0f} USD" in message

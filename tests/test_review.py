@@ -126,7 +126,8 @@ def test_the_cli_compares_with_a_plan_file(plan, tmp_path):
     assert run.returncode == 0, run.stderr
     out = json.loads(run.stdout)
     assert {"total_actual_usd", "by_category", "by_tag", "unattributed_usd", "rejected_rows", "alerts", "forecast_usd",
-            "flags", "monthly"} <= set(out)
+            "flags", "monthly_vs_plan", "by_category_vs_plan"} <= set(out)
+    assert isinstance(out["by_category"], dict)  # the bill's own, not replaced by the comparison
     assert out["alerts"][0]["resource"] == "bill" and out["forecast_usd"] == pytest.approx(billed_total(plan), rel=1e-9)
     text = subprocess.run([sys.executable, "-m", "workbench.cli", "actuals", str(tmp_path / "b.csv"), "--plan",
                            str(tmp_path / "p.json")], capture_output=True, text=True, check=True).stdout
@@ -158,3 +159,37 @@ def test_a_bill_of_one_month_is_compared_with_that_months_plan(plan, tmp_path):
     assert result.by_category["planned_usd"].sum() == pytest.approx(lines[lines["month"] == 3]["cost_usd"].sum(), rel=1e-9)
     assert np.allclose(result.by_category["ratio"].dropna(), 1.0, rtol=1e-4) and not result.flags  # daily rows at 1e-6 USD
     assert result.forecast_usd == pytest.approx(billed_total(plan), rel=1e-6)  # months 1-2 at plan
+
+
+def test_bills_that_cannot_be_compared_are_refused_with_a_reason(plan, tmp_path):
+    bill = bill_from_plan(plan, tmp_path / "b.csv")
+    for budget in (0, -5, float("nan"), float("inf"), "1e6"):
+        with pytest.raises(ReviewError, match="allowed: a positive amount in USD"):
+            review.compare(bill, plan, budget_usd=budget)
+    header = (tmp_path / "b.csv").read_text().splitlines()[0]
+    (tmp_path / "empty.csv").write_text(header + "\n")
+    with pytest.raises(ReviewError, match="the bill has no accepted row to compare"):
+        review.compare(actuals.read_focus(tmp_path / "empty.csv"), plan)
+    total_only = timeline.evaluate(programme.example().replace(budgets={"total": 6e6}))
+    flags = review.compare(bill, total_only).flags
+    assert any(f["kind"] == "no_billed_budget" for f in flags)
+
+
+def test_the_bill_panel_clears_an_earlier_bill_on_an_error_and_reads_renminbi_at_the_programmes_rate(plan, tmp_path):
+    from workbench.programme_app import ProgrammeView
+    view = ProgrammeView()
+    panel = view.bill
+    good = review.demo_export(view.timeline, tmp_path / "good.csv", months=2).read_bytes()
+    panel._upload_changed({"new": [{"name": "good.csv", "content": memoryview(good)}]})
+    assert panel.review is not None and "charges read from good.csv" in panel.message.value and panel.details.value
+    panel.start.value = "2025-13"
+    assert panel.review is None and panel.details.value == "" and panel.chart.layout.display == "none"
+    assert "The bill was read but not compared" in panel.message.value
+    panel.start.value = ""
+    assert panel.review is not None and panel.chart.layout.display is None
+    renminbi = good.decode().replace(",USD,", ",CNY,").encode()
+    panel._upload_changed({"new": [{"name": "cny.csv", "content": memoryview(renminbi)}]})
+    rate = view.programme.base_scenario.cny_per_usd
+    assert panel.bill.total_usd == pytest.approx(actuals.read_focus(tmp_path / "good.csv").total_usd / rate, rel=1e-9)
+    panel._upload_changed({"new": [{"name": "bad.csv", "content": memoryview(b"a,b\n1,2\n")}]})
+    assert "bad.csv: missing FOCUS columns" in panel.message.value and panel.details.value == ""

@@ -17,7 +17,9 @@ reason), with the money those rows carried where their cost could be read. The f
 """
 from __future__ import annotations
 
+import csv
 import json
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +36,9 @@ OPTIONAL = ("Tags", "ServiceName", "ProviderName", "ConsumedQuantity", "Consumed
 MISSING = ("", "NULL", "null")
 CATEGORIES = ("compute", "storage", "network", "logging", "security", "other")
 UNATTRIBUTED = "(unattributed)"
+#: Largest amount one charge may carry [USD, absolute]: beyond it a value is a corrupted cell, and sums overflow.
+MAX_CHARGE_USD = 1e12
+_EXTRA, _SPARE = "\0extra", 4
 
 
 class ActualsError(ValueError):
@@ -124,15 +129,21 @@ def read_focus(path, cost_column: str = "EffectiveCost", rates: dict | None = No
     path = Path(path)
     if cost_column not in COST_COLUMNS:
         raise ActualsError(f"cost column {cost_column!r} is not a FOCUS cost column; allowed: {', '.join(COST_COLUMNS)}")
+    rates = _checked_rates(rates)
     header = _header(path)
-    wanted = [c for c in header if c in {cost_column, *REQUIRED, *OPTIONAL}]
-    frame = _read(path, wanted)
     missing = [c for c in (cost_column, *REQUIRED) if c not in header]
     if missing:
+        shown = ", ".join(repr(c) if c != c.strip() else c for c in header[:60])
         raise ActualsError(f"{path}: missing FOCUS column{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
-                           f"(the file has: {', '.join(header[:60])}{' ...' if len(header) > 60 else ''})")
-    rates = {"USD": 1.0, **{str(k).upper(): float(v) for k, v in (rates or {}).items()}}
-    line = np.arange(len(frame)) + 2  # the header is line 1
+                           f"(the file has: {shown}{' ...' if len(header) > 60 else ''})")
+    twice = sorted({c for c in header if header.count(c) > 1 and c in {cost_column, *REQUIRED, *OPTIONAL}})
+    if twice:
+        raise ActualsError(f"{path}: column{'s' if len(twice) > 1 else ''} {', '.join(twice)} given twice; allowed: "
+                           "each FOCUS column once")
+    wanted = [c for c in dict.fromkeys(header) if c in {cost_column, *REQUIRED, *OPTIONAL}]
+    frame = _read(path, header, wanted)
+    # a record's number in the file (the header is 1; blank lines count): its line unless a quoted field spans lines
+    line = frame.index.to_numpy() + 2
     problems: list[pd.DataFrame] = []
 
     def reject(mask, column, reason, values):
@@ -140,12 +151,25 @@ def read_focus(path, cost_column: str = "EffectiveCost", rates: dict | None = No
             problems.append(pd.DataFrame({"row": line[mask], "column": column, "reason": reason,
                                           "value": [str(v)[:80] for v in np.asarray(values)[mask]]}))
 
+    # records with more fields than the header (an unquoted comma shifts every value after it) or fewer
+    extra = [c for c in frame.columns if c.startswith(_EXTRA)]
+    too_many = frame[extra].fillna("").ne("").any(axis=1).to_numpy() if extra else np.zeros(len(frame), bool)
+    reject(too_many, "(record)", f"has more fields than the header's {len(header)} (an unquoted comma?)",
+           ["" for _ in range(len(frame))])
+    broken = too_many  # a record with fewer fields reads as empty cells, which the checks below name
+    frame = frame.drop(columns=extra)
+
     raw_cost = frame[cost_column].str.strip()
-    empty_cost = raw_cost.isin(MISSING).to_numpy()  # FOCUS: a cost column is never null
+    empty_cost = raw_cost.isin(MISSING).to_numpy() & ~broken  # FOCUS: a cost column is never null
     cost = pd.to_numeric(raw_cost.where(~empty_cost, "nan"), errors="coerce").to_numpy(dtype=float)
-    bad_cost = ~np.isfinite(cost)
+    unreadable = ~np.isfinite(cost)
+    huge = ~unreadable & (np.abs(cost) > MAX_CHARGE_USD)
+    cost = np.where(huge | broken, np.nan, cost)
+    bad_cost = unreadable | huge | broken
     reject(empty_cost, cost_column, "is empty (FOCUS requires a cost on every row)", raw_cost)
-    reject(bad_cost & ~empty_cost, cost_column, "is not a number", raw_cost)
+    reject(unreadable & ~empty_cost & ~broken, cost_column, "is not a number", raw_cost)
+    reject(huge & ~broken, cost_column, f"is beyond {MAX_CHARGE_USD:.0e} in amount (no single charge is that large)",
+           raw_cost)
     starts, bad_start = _dates(frame["ChargePeriodStart"])
     ends, bad_end = _dates(frame["ChargePeriodEnd"])
     reject(bad_start, "ChargePeriodStart", "is not a date and time", frame["ChargePeriodStart"])
@@ -160,7 +184,7 @@ def read_focus(path, cost_column: str = "EffectiveCost", rates: dict | None = No
     currency = frame["BillingCurrency"].str.strip().str.upper()
     rate = currency.map(rates).to_numpy(dtype=float)
     no_rate = np.isnan(rate)
-    reject(no_rate, "BillingCurrency", "has no exchange rate (give one: --rate CUR=units per USD)", currency)
+    reject(no_rate, "BillingCurrency", "has no exchange rate (the command line takes --rate CUR=units per USD)", currency)
     tag_column = frame["Tags"] if "Tags" in frame else pd.Series([""] * len(frame))
     # exports repeat the same few tag sets: each distinct text is parsed once
     tag_codes, tag_texts = pd.factorize(tag_column, use_na_sentinel=False)
@@ -168,7 +192,7 @@ def read_focus(path, cost_column: str = "EffectiveCost", rates: dict | None = No
     bad_tags = bad_text[tag_codes]
     reject(bad_tags, "Tags", "is not a JSON object of tags", tag_column)
 
-    bad = bad_cost | bad_start | bad_end | backwards | no_rate | bad_tags | empty_text
+    bad = bad_cost | bad_start | bad_end | backwards | no_rate | bad_tags | empty_text | broken
     cost_usd = np.where(no_rate, np.nan, cost / np.where(no_rate, 1.0, rate))
     rejected = pd.concat(problems, ignore_index=True) if problems else pd.DataFrame(
         columns=["row", "column", "reason", "value"])
@@ -209,6 +233,22 @@ def _column(frame: pd.DataFrame, name: str) -> pd.Series:
     return column.where(~column.str.strip().isin(MISSING), "")
 
 
+def _checked_rates(rates) -> dict:
+    """Units of each currency per USD: positive and finite; USD itself is 1 and not given."""
+    out = {"USD": 1.0}
+    for key, value in (rates or {}).items():
+        code = str(key).strip().upper()
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            number = float("nan")
+        if not re.fullmatch(r"[A-Z]{3}", code) or code == "USD" or code in out or not (math.isfinite(number) and number > 0):
+            raise ActualsError(f"rate {key}={value!r}: allowed: a three-letter currency other than USD, once, with a "
+                               "positive number of its units per USD (CNY=7.1)")
+        out[code] = number
+    return out
+
+
 def _header(path: Path) -> list[str]:
     """The export's column names, read without its rows."""
     if not path.is_file():
@@ -221,23 +261,58 @@ def _header(path: Path) -> list[str]:
             raise ActualsError(f"{path}: reading Parquet needs pyarrow ({error})") from None
         except Exception as error:  # noqa: BLE001 - pyarrow's errors for a file that is not Parquet
             raise ActualsError(f"{path}: not a readable Parquet file: {str(error).splitlines()[0][:200]}") from None
-    return list(_read(path, None, nrows=0).columns)
+    try:
+        with _open_text(path) as f:
+            row = next(csv.reader(f), None)
+    except (UnicodeDecodeError, OSError, EOFError, csv.Error) as error:
+        raise ActualsError(f"{path}: not a readable FOCUS export (CSV, CSV.gz or Parquet): "
+                           f"{str(error).splitlines()[0][:200]}") from None
+    if not row:
+        raise ActualsError(f"{path}: not a readable FOCUS export (CSV, CSV.gz or Parquet): the file is empty")
+    return row
 
 
-def _read(path: Path, columns, nrows=None) -> pd.DataFrame:
-    """The ``columns`` needed, every cell as text (nothing converted behind the checks' back)."""
+def _open_text(path: Path):
+    import gzip
+    if path.name.lower().endswith(".gz"):
+        return gzip.open(path, "rt", encoding="utf-8-sig", newline="")
+    return open(path, encoding="utf-8-sig", newline="")
+
+
+def _read(path: Path, header, columns) -> pd.DataFrame:
+    """The ``columns`` needed, every cell as text (nothing converted behind the checks' back). A CSV is read with
+    spare columns after the header's, so that a record with too many fields is seen rather than read shifted
+    (pandas' column selection would silently drop the extra fields)."""
     name = path.name.lower()
     try:
         if name.endswith(".parquet"):
             frame = pd.read_parquet(path, columns=columns)
+            if "Tags" in frame:  # FOCUS in Parquet may hold tags as a map (key-value pairs), not JSON text
+                frame["Tags"] = frame["Tags"].map(_tags_text)
             return frame.astype(str).where(frame.notna(), "")
-        return pd.read_csv(path, dtype=str, keep_default_na=False, compression="infer", encoding="utf-8-sig",
-                           usecols=columns, nrows=nrows, engine="c")
+        names = [*(f"{c}\0{i}" if header.count(c) > 1 else c for i, c in enumerate(header)),
+                 *(f"{_EXTRA}{i}" for i in range(_SPARE))]
+        frame = pd.read_csv(path, header=None, skiprows=1, names=names, dtype=object, keep_default_na=False, na_values=[],
+                            skip_blank_lines=False, compression="infer", encoding="utf-8-sig", engine="c")
+        frame = frame[[*columns, *names[len(header):]]]
+        blank = frame.eq("").all(axis=1)  # a blank line: not a record (a record has its FOCUS columns)
+        return frame[~blank]
     except ImportError as error:
         raise ActualsError(f"{path}: reading Parquet needs pyarrow ({error})") from None
     except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError, OSError, ValueError) as error:
         raise ActualsError(f"{path}: not a readable FOCUS export (CSV, CSV.gz or Parquet): "
                            f"{str(error).splitlines()[0][:200]}") from None
+
+
+def _tags_text(value) -> str:
+    if value is None or (isinstance(value, float) and value != value):
+        return ""
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(dict(value), default=str)
+    except (TypeError, ValueError):
+        return str(value)
 
 
 def _dates(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:

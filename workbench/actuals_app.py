@@ -77,7 +77,8 @@ class BillPanel:
                 path = Path(folder) / ("export" + suffix)
                 path_text = str(path)
                 path.write_bytes(content)
-                bill = read_focus(path)
+                rates = {"CNY": float(self.timeline.programme.base_scenario.cny_per_usd)} if self.timeline else None
+                bill = read_focus(path, rates=rates)  # renminbi rows at the programme's rate
         except (ActualsError, ValueError) as error:
             self._error(str(error).replace(path_text, name))
             return
@@ -100,13 +101,16 @@ class BillPanel:
         try:
             self.review = compare(self.bill, self.timeline, self.start.value.strip() or None)
         except ReviewError as error:
-            self.review = None
-            self._error(str(error))
+            self._error(str(error), t("bill_not_compared", self.lang))
             return
         self._render()
 
-    def _error(self, text):
-        self.message.value = (f"<div class='wb-error'><b>{html.escape(t('bill_not_read', self.lang))}</b><br>"
+    def _error(self, text, heading=None):
+        """The reason, and nothing of an earlier bill left on screen as if it were this one's."""
+        self.review = None
+        self.chart.layout.display = "none"
+        self.details.value = ""
+        self.message.value = (f"<div class='wb-error'><b>{html.escape(heading or t('bill_not_read', self.lang))}</b><br>"
                               f"{html.escape(text)}</div>")
 
     # -- drawing ----------------------------------------------------------------------------------------
@@ -118,6 +122,7 @@ class BillPanel:
         if review is None or bill is None:
             return
         rate = pv.rate(self.timeline, self.currency)
+        self.chart.layout.display = None
         to_date = review.by_category
         rejected_rows = bill.rejected["row"].nunique()
         self.message.value = "<div class='wb-notes'>" + html.escape(t("bill_summary", lang).format(
@@ -139,13 +144,15 @@ class BillPanel:
                          + _table(table, ("value", "planned_usd", "actual_usd"), rate, self.currency, lang, key))
         if len(bill.rejected):
             parts.append(f"<b>{html.escape(t('bill_rejected', lang))}</b>"
-                         + _table(bill.rejected.head(20), ("row", "column", "reason", "value"), rate, self.currency))
+                         + _table(bill.rejected.head(20), ("row", "column", "reason", "value"), rate, self.currency,
+                                  lang))
         self.details.value = "".join(parts)
 
 
 def _table(frame, columns, rate, currency, lang="en", key=None) -> str:
-    names = {"value": t(key, lang) if key else "", "planned_usd": f"{t('planned', lang)} [{currency}]",
-             "actual_usd": f"{t('actual', lang)} [{currency}]"}
+    names = {"value": t(key, lang) if key else t("bill_value", lang), "planned_usd": f"{t('planned', lang)} [{currency}]",
+             "actual_usd": f"{t('actual', lang)} [{currency}]", "row": t("bill_row", lang),
+             "column": t("bill_column", lang), "reason": t("bill_reason", lang)}
     head = "".join(f"<th>{html.escape(names.get(c, c))}</th>" for c in columns)
     body = "".join("<tr>" + "".join(
         f"<td>{html.escape(f'{row[c] * rate:,.0f}' if c.endswith('_usd') else str(row[c]))}</td>" for c in columns)

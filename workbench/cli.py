@@ -142,10 +142,13 @@ def _cmd_actuals(args) -> None:
         rates[currency.strip().upper()] = number
     if args.start and not args.plan:
         raise UsageError("--start places a plan's months: give --plan PLAN too")
+    plan = timeline.evaluate(programme.load(args.plan)) if args.plan else None
+    if plan is not None and not any(code.strip().upper() == "CNY" for code in rates):
+        rates["CNY"] = float(plan.programme.base_scenario.cny_per_usd)  # the plan's own rate unless one is given
     result = actuals.read_focus(args.export, args.cost_column, rates)
     compared = None
-    if args.plan:
-        compared = review.compare(result, timeline.evaluate(programme.load(args.plan)), args.start, args.budget)
+    if plan is not None:
+        compared = review.compare(result, plan, args.start, args.budget)
     elif args.budget:
         compared = review.bill_alerts(result, args.budget)
     if args.json:
@@ -165,7 +168,10 @@ def _cmd_actuals(args) -> None:
     print(result.by_month().to_string(float_format=lambda x: f"{x:,.2f}"))
     for key in result.attribution_keys:
         print(f"\nBy {key} [USD]:")
-        print(result.by_tag(key).head(20).to_string(float_format=lambda x: f"{x:,.2f}"))
+        table = result.by_tag(key)
+        print(table.head(20).to_string(float_format=lambda x: f"{x:,.2f}"))
+        if len(table) > 20:
+            print(f"... and {len(table) - 20:,} more values ({table.iloc[20:].sum():,.2f} USD; --json lists them all)")
     share = f" ({result.unattributed_usd / total:.0%} of the total)" if total else ""
     print(f"\nUnattributed (no tag for any of {', '.join(result.attribution_keys)}): "
           f"{result.unattributed_usd:,.2f} USD{share}")
@@ -177,6 +183,9 @@ def _cmd_actuals(args) -> None:
               f"{compared.planned_total_usd:,.0f} USD)")
         for flag in compared.flags:
             print(f"  ! {flag['message']}")
+        for key, table in compared.tags.items():
+            print(f"\nAgainst the plan by {key}, over the months billed [USD]:")
+            print(table.to_string(index=False, float_format=lambda x: f"{x:,.2f}"))
     if compared is not None:
         table = compared.alerts if isinstance(compared, review.Review) else compared
         if len(table):

@@ -100,9 +100,12 @@ TEXT = {
     "programme_loaded": ("Loaded {name}", "已载入 {name}"),
     # the bill against the plan
     "planned": ("planned", "计划"), "actual": ("actual", "实际"), "bill": ("Whole bill", "全部账单"),
-    "chart_plan_vs_actual": ("Billed spend: plan (dashed) against actual (solid), with alert lines",
-                             "账单支出：计划（虚线）与实际（实线）对比及预警线"),
-    "load_bill": ("Load a billing export (FOCUS CSV)", "载入账单导出（FOCUS CSV）"),
+    "chart_plan_vs_actual": ("Cumulative billed spend: plan (dashed) against actual (solid), with alert lines",
+                             "累计账单支出：计划（虚线）与实际（实线）对比及预警线"),
+    "load_bill": ("Load a billing export (FOCUS: CSV, CSV.gz, Parquet)", "载入账单导出（FOCUS：CSV、CSV.gz、Parquet）"),
+    "bill_not_compared": ("The bill was read but not compared", "账单已读取，但未能比较"),
+    "bill_value": ("value", "取值"), "bill_row": ("row", "行"), "bill_column": ("column", "列"),
+    "bill_reason": ("reason", "原因"),
     "bill_start": ("Plan month 1 is", "计划第 1 个月为"),
     "bill_summary": ("{rows:,} charges read from {name}; {rejected:,} rows rejected ({rejected_money}); actual to date "
                      "{actual}, planned {planned}; forecast at the plan's end {forecast} on the bill",

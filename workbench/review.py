@@ -47,7 +47,8 @@ class Review:
     tags: dict = field(default_factory=dict)  # key -> frame: value, planned_usd, actual_usd (to date)
 
     def to_dict(self) -> dict:
-        return {"monthly": records(self.monthly), "by_category": records(self.by_category),
+        # keys of their own: printed beside the bill's (by_category, by_tag), they must not replace them
+        return {"monthly_vs_plan": records(self.monthly), "by_category_vs_plan": records(self.by_category),
                 "alerts": records(self.alerts), "forecast_usd": self.forecast_usd,
                 "forecast_total_usd": self.forecast_total_usd, "planned_total_usd": self.planned_total_usd,
                 "flags": self.flags, "by_tag_vs_plan": {k: records(v) for k, v in self.tags.items()}}
@@ -71,7 +72,12 @@ def compare(bill: Actuals, plan: Timeline, start: str | None = None, budget_usd:
     plan to date is flagged; ``unit_cost_rise``: a service whose cost per consumed unit rises more than this share
     from one month to the next is flagged."""
     rows = bill.rows
-    months = sorted(rows["month"].unique()) if len(rows) else []
+    if not len(rows):
+        raise ReviewError("the bill has no accepted row to compare (its rejected rows are listed without --plan)")
+    if budget_usd is not None and not (isinstance(budget_usd, (int, float)) and np.isfinite(budget_usd)
+                                       and budget_usd > 0):
+        raise ReviewError(f"budget_usd={budget_usd!r}: allowed: a positive amount in USD")
+    months = sorted(rows["month"].unique())
     try:
         if start is not None and not re.fullmatch(r"[0-9]{4}-(0[1-9]|1[0-2])", str(start)):
             raise ValueError(start)
@@ -133,6 +139,10 @@ def compare(bill: Actuals, plan: Timeline, start: str | None = None, budget_usd:
     not_billed = float(lines[lines["billed"].isna()]["cost_usd"].sum())
 
     alerts = _alerts(bill, plan, calendar, budget_usd)
+    if budget_usd is None and plan.programme.budgets and not len(alerts):
+        flags.append({"kind": "no_billed_budget", "message": "the programme's budgets ("
+                      + ", ".join(plan.programme.budgets) + ") include what a bill does not show (staff, annotation): "
+                      "give a budget for the bill (--budget) to see its alert lines"})
     tags = {}
     for key in bill.attribution_keys:
         if key in plan.tag_keys:
