@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas.testing as pd_testing
 import pytest
 
 from workbench import actuals
@@ -229,5 +230,65 @@ def test_a_parquet_export_reads_like_its_csv_with_map_tags(tmp_path):
                for k, v in table.items()}
     pq.write_table(pa.table(columns), tmp_path / "g.parquet")
     result = read_focus(tmp_path / "g.parquet")
+    pd_testing.assert_frame_equal(read_focus(tmp_path / "g.parquet", chunk_rows=7).rows, result.rows)  # batches
     assert len(result.rejected) == 0 and result.total_usd == pytest.approx(csv_result.total_usd, abs=1e-9)
     assert result.by_tag("team").to_dict() == pytest.approx(csv_result.by_tag("team").to_dict())
+
+
+@pytest.mark.parametrize("name", ["export.csv", "export.csv.gz"])
+def test_reading_in_chunks_gives_the_same_rows_and_rejections(tmp_path, name):
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from focus_generator import write_export
+    write_export(tmp_path / name, 600, seed=5)
+    lines = (gzip.open if name.endswith(".gz") else open)(tmp_path / name, "rt", encoding="utf-8").read().splitlines()
+    lines[10] = lines[10].replace("Usage", "")       # line 11: an empty ChargeCategory
+    lines.insert(300, "")                            # a blank line in the middle of a chunk
+    lines[500] = lines[500] + ",extra"               # a record with one field too many
+    path = tmp_path / ("edited" + name[len("export"):])
+    with (gzip.open if name.endswith(".gz") else open)(path, "wt", encoding="utf-8", newline="") as f:
+        f.write("\n".join(lines) + "\n")
+    whole = read_focus(path, chunk_rows=10**7)
+    for size in (1, 7, 250):
+        part = read_focus(path, chunk_rows=size)
+        pd_testing.assert_frame_equal(part.rows, whole.rows)
+        pd_testing.assert_frame_equal(part.rejected, whole.rejected)
+    assert set(whole.rejected["row"]) == {11, 501} and 301 not in set(whole.rows["row"])
+    assert len(whole.rows) == 600 - 2
+
+
+def test_a_latin1_file_is_named_and_read_when_its_encoding_is_given(tmp_path):
+    header = "ChargePeriodStart,ChargePeriodEnd,BillingCurrency,ServiceCategory,ChargeCategory,EffectiveCost,Tags"
+    row = '2025-01-01,2025-01-02,USD,Compute,Usage,12.5,"{""team"": ""r\xe9seau""}"'
+    (tmp_path / "l.csv").write_bytes((header + "\n" + row + "\n").encode("latin-1"))
+    with pytest.raises(ActualsError, match=r"is not UTF-8 text \(byte 0xE9.*encoding='latin-1'"):
+        read_focus(tmp_path / "l.csv")
+    result = read_focus(tmp_path / "l.csv", encoding="latin-1")
+    assert result.total_usd == 12.5 and list(result.by_tag("team").index) == ["r\xe9seau"]
+    with pytest.raises(ActualsError, match="encoding 'klingon' is not a text encoding"):
+        read_focus(tmp_path / "l.csv", encoding="klingon")
+    with pytest.raises(ActualsError, match="not a text encoding"):
+        read_focus(tmp_path / "l.csv", encoding="zlib")
+
+
+def test_credits_unknown_categories_and_tag_values_are_told_apart(tmp_path):
+    header = "ChargePeriodStart,ChargePeriodEnd,BillingCurrency,ServiceCategory,ChargeCategory,EffectiveCost,Tags"
+    rows = ["2025-01-01,2025-01-02,USD,Compute,Usage,100,",
+            "2025-01-01,2025-01-02,USD, compute ,Usage,10,",           # FOCUS's value in another case: compute
+            "2025-01-01,2025-01-02,USD,GPU Cloud,Usage,7,",             # not a FOCUS value: other, and listed
+            "2025-01-01,2025-01-02,USD,Compute,Credit,-30,",
+            "2025-01-01,2025-01-02,USD,Compute,Refund,-1,",             # not a FOCUS charge category: listed
+            '2025-01-01,2025-01-02,USD,Storage,Usage,5,"{""team"": 3, ""env"": true}"',
+            '2025-01-01,2025-01-02,USD,Storage,Usage,9,"{""team"": {""a"": 1}}"']
+    (tmp_path / "c.csv").write_text("\n".join([header, *rows]) + "\n", encoding="utf-8")
+    result = read_focus(tmp_path / "c.csv")
+    assert result.total_usd == 100 + 10 + 7 - 30 - 1 + 5
+    assert result.by_category()[["compute", "storage", "other"]].tolist() == [79, 5, 7]
+    charges = result.by_charge_category()
+    assert charges["Usage"] == 122 and charges["Credit"] == -30 and charges["Refund"] == -1 and charges.sum() == 91
+    assert result.unrecognised() == {"service_category": {"GPU Cloud": 7.0}, "charge_category": {"Refund": -1.0}}
+    assert result.by_tag("team").to_dict() == {actuals.UNATTRIBUTED: 86.0, "3": 5.0}
+    assert result.rows.loc[result.rows["row"] == 7, "environment"].tolist() == ["true"]
+    assert result.rejected[["row", "code", "cost_usd"]].values.tolist() == [[8, "tags_nested", 9.0]]
+    assert result.reasons("zh").tolist() == ["标签值为对象或列表（FOCUS 标签是简单值的键值对）"]
+    out = result.to_dict()
+    assert out["by_charge_category"]["Credit"] == -30 and out["unrecognised_values"]["charge_category"] == {"Refund": -1.0}

@@ -305,4 +305,5 @@ def test_a_billing_export_uploaded_in_the_programme_view_shows_plan_against_actu
     assert f"actual to date {expected['total']:,.0f} USD" in message
     assert "Compute" in page.inner_text(".wb-bill-chart") and "Planned and actual to date by team" in page.inner_text(
         ".wb-bill-details")
+    assert "Compute budget 3,000,000 USD: 100 % not reached" in message  # the budget's forecast, beside the bill
     assert page.external_requests == [] and not page.errors and "Traceback" not in page.content()

@@ -25,6 +25,8 @@ def plan():
 def bill_from_plan(plan, path, months=3, factors=None, extra=()):
     """One row per (month, billed category, team) on the 10th, at the plan's cost x factor[category]."""
     lines = plan.lines.assign(billed=plan.lines["category"].map(review.BILLED_AS)).dropna(subset=["billed"])
+    if "team" not in lines:  # a single scenario's plan has no tags
+        lines = lines.assign(team="(untagged)")
     rows = []
     for (month, category, team), usd in lines.groupby(["month", "billed", "team"])["cost_usd"].sum().items():
         if month > months:
@@ -193,3 +195,59 @@ def test_the_bill_panel_clears_an_earlier_bill_on_an_error_and_reads_renminbi_at
     assert panel.bill.total_usd == pytest.approx(actuals.read_focus(tmp_path / "good.csv").total_usd / rate, rel=1e-9)
     panel._upload_changed({"new": [{"name": "bad.csv", "content": memoryview(b"a,b\n1,2\n")}]})
     assert "bad.csv: missing FOCUS columns" in panel.message.value and panel.details.value == ""
+
+
+def test_the_forecast_path_sums_to_the_forecast_and_projects_the_budget_month(plan, tmp_path):
+    bill = bill_from_plan(plan, tmp_path / "b.csv", factors={"compute": 1.5})
+    result = review.compare(bill, plan)
+    assert result.monthly["forecast_usd"].sum() == pytest.approx(result.forecast_usd, rel=1e-12)
+    months = result.monthly.groupby("plan_month")[["actual_usd", "forecast_usd"]].sum()
+    assert np.allclose(months.loc[1:3, "forecast_usd"], months.loc[1:3, "actual_usd"])  # the billed months as billed
+    budget = 0.9 * result.forecast_usd  # reached within the plan, after the bill's last month
+    path = months["forecast_usd"].cumsum()
+    expected = int(path.index[path.to_numpy() >= budget][0])
+    assert expected > 3
+    alerts = review.compare(bill, plan, budget_usd=budget).alerts.set_index("percent")
+    assert pd.isna(alerts.loc[100.0, "day"]) and alerts.loc[100.0, "projected_month"] == f"2025-{expected:02d}"
+    assert path[expected - 1] < budget <= path[expected]
+    never = review.compare(bill, plan, budget_usd=2 * result.forecast_usd).alerts.set_index("percent")
+    assert pd.isna(never.loc[100.0, "projected_month"])
+    out = review.records(never.reset_index())
+    assert out[-1]["projected_month"] is None and json.dumps(out, allow_nan=False)
+
+
+def test_a_single_scenario_is_a_plan_too(tmp_path):
+    from workbench import Scenario, estimate
+    scenario = Scenario(params=1e9, tokens=2e10, n_gpus=8)
+    run = timeline.evaluate(programme.of_scenario(scenario))
+    # the run's GPU time is the scenario's, placed in month 1 (a 1B run on 8 GPUs takes under a day)
+    lines = estimate(scenario).lines
+    gpu = lines[(lines["category"] == "compute") & (lines["stage"] == "pretrain")]["cost_usd"].sum()
+    placed = run.lines[(run.lines["category"] == "compute") & (run.lines["stage"] == "pretrain")]
+    assert placed["cost_usd"].sum() == pytest.approx(gpu, rel=1e-9) and set(placed["month"]) == {1}
+    assert run.programme.horizon_months == 1 + 12  # the run, then the 12 months of retention
+    bill = bill_from_plan(run, tmp_path / "s.csv", months=2)
+    direct = review.compare(bill, scenario)
+    assert direct.forecast_usd == pytest.approx(review.compare(bill, run).forecast_usd, rel=1e-12)
+    assert np.allclose(direct.by_category["ratio"].dropna(), 1.0)
+    with pytest.raises(ReviewError, match="allowed: a Programme, its Timeline or a single Scenario"):
+        review.compare(bill, "plan.json")
+    with pytest.raises(programme.ProgrammeError, match="is not a single Scenario"):
+        programme.of_scenario(Scenario(params=[1e9, 7e9]))
+
+
+def test_the_cli_compares_with_a_scenario_file_and_prints_the_months(tmp_path):
+    from workbench import Scenario
+    scenario = Scenario(params=1e9, tokens=2e10, n_gpus=8)
+    (tmp_path / "s.json").write_text(scenario.to_json(), encoding="utf-8")
+    run = timeline.evaluate(programme.of_scenario(scenario))
+    bill_from_plan(run, tmp_path / "b.csv", months=2)
+    cli = [sys.executable, "-m", "workbench.cli", "actuals", str(tmp_path / "b.csv"), "--plan", str(tmp_path / "s.json")]
+    text = subprocess.run([*cli, "--budget", "1000"], capture_output=True, text=True, check=True).stdout
+    assert "By month, all billed categories" in text and "projected_month" in text and "By charge category" in text
+    out = json.loads(subprocess.run([*cli, "--json"], capture_output=True, text=True, check=True).stdout)
+    assert out["planned_total_usd"] == pytest.approx(run.total_cost_usd, rel=1e-9)
+    assert {"forecast_usd"} <= set(out["monthly_vs_plan"][0])
+    (tmp_path / "bad.json").write_text('{"params": -1}', encoding="utf-8")
+    bad = subprocess.run([*cli[:-1], str(tmp_path / "bad.json")], capture_output=True, text=True)
+    assert bad.returncode == 2 and "params" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1

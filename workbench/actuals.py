@@ -17,7 +17,6 @@ reason), with the money those rows carried where their cost could be read. The f
 """
 from __future__ import annotations
 
-import csv
 import json
 import math
 import re
@@ -27,7 +26,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from . import focus_files
 from .data import cached, read_table
+from .focus_files import ActualsError
+from .i18n import t
 
 COST_COLUMNS = ("EffectiveCost", "BilledCost", "ListCost", "ContractedCost")
 REQUIRED = ("ChargePeriodStart", "ChargePeriodEnd", "BillingCurrency", "ServiceCategory", "ChargeCategory")
@@ -38,11 +40,11 @@ CATEGORIES = ("compute", "storage", "network", "logging", "security", "other")
 UNATTRIBUTED = "(unattributed)"
 #: Largest amount one charge may carry [USD, absolute]: beyond it a value is a corrupted cell, and sums overflow.
 MAX_CHARGE_USD = 1e12
-_EXTRA, _SPARE = "\0extra", 4
-
-
-class ActualsError(ValueError):
-    """An export that cannot be read at all: a missing file or column, an unknown format."""
+#: Records read at a time: memory holds one chunk as text (about 0.5 KB a record) and the accepted rows compactly.
+CHUNK_ROWS = 100_000
+#: FOCUS 1.0-1.2 ChargeCategory values (specification/columns/chargecategory.md).
+CHARGE_CATEGORIES = ("Usage", "Purchase", "Tax", "Credit", "Adjustment")
+REJECTED_COLUMNS = ["row", "column", "reason", "code", "value", "cost_usd"]
 
 
 @cached
@@ -74,6 +76,11 @@ class Actuals:
     rejected: pd.DataFrame
     ignored_columns: tuple
     attribution_keys: tuple
+    header_fields: int = 0
+
+    def reasons(self, lang: str = "en") -> pd.Series:
+        """The rejected rows' reasons in ``lang`` (``en`` or ``zh``)."""
+        return self.rejected["code"].map(lambda code: reason_text(code, lang, self.header_fields))
 
     @property
     def total_usd(self) -> float:
@@ -98,6 +105,27 @@ class Actuals:
             raise ActualsError(f"{key!r} is not an attribution key; allowed: {', '.join(self.attribution_keys)}")
         return self.rows.groupby(key)["cost_usd"].sum().sort_values(ascending=False)
 
+    def by_charge_category(self) -> pd.Series:
+        """Spend by FOCUS ChargeCategory [USD]: usage and purchases apart from credits, adjustments and tax (all
+        of them in the total, which is what was paid)."""
+        table = self.rows.groupby("charge_category")["cost_usd"].sum()
+        order = [*CHARGE_CATEGORIES, *sorted(set(table.index) - set(CHARGE_CATEGORIES))]
+        return table.reindex(order, fill_value=0.0)
+
+    def unrecognised(self) -> dict:
+        """ServiceCategory and ChargeCategory values FOCUS does not define (matched without regard to case), with
+        the spend on them [USD]: counted (as ``other`` for a service), and shown so that a mapping can be added."""
+        known = {"service_category": {c.casefold() for c in category_table()["service_category"]},
+                 "charge_category": {c.casefold() for c in CHARGE_CATEGORIES}}
+        out = {}
+        for column, allowed in known.items():
+            values = self.rows[column]
+            odd = ~values.map(lambda v: str(v).casefold() in allowed)
+            if odd.any():
+                out[column] = {str(k): float(v) for k, v in
+                               self.rows[odd].groupby(column)["cost_usd"].sum().sort_values(ascending=False).items()}
+        return out
+
     def by_month(self) -> pd.DataFrame:
         """Spend per month (of ``ChargePeriodStart``, UTC) and category [USD]."""
         return self.rows.pivot_table(index="month", columns="category", values="cost_usd", aggfunc="sum",
@@ -117,20 +145,27 @@ class Actuals:
             "rejected_rows": [{k: (None if isinstance(v, float) and not np.isfinite(v) else v) for k, v in r.items()}
                               for r in self.rejected.to_dict("records")],
             "rejected_usd": self.rejected_usd, "ignored_columns": list(self.ignored_columns),
+            "by_charge_category": {k: float(v) for k, v in self.by_charge_category().items()},
+            "unrecognised_values": self.unrecognised(),
         }
 
 
-def read_focus(path, cost_column: str = "EffectiveCost", rates: dict | None = None) -> Actuals:
+def read_focus(path, cost_column: str = "EffectiveCost", rates: dict | None = None, encoding: str = "utf-8",
+               chunk_rows: int = CHUNK_ROWS) -> Actuals:
     """Read a FOCUS export (CSV, plain or gzip, or Parquet) at ``path``; amounts in USD.
 
     ``rates``: units of a currency per USD (``{"CNY": 7.1}``), for rows billed in other currencies; a row in a
-    currency without a rate is rejected. See the module docstring for what is checked.
+    currency without a rate is rejected. ``encoding``: a CSV's text encoding (FOCUS exports are UTF-8; an older
+    tool's ``latin-1`` or ``cp1252`` can be named). The file is read ``chunk_rows`` records at a time, so memory
+    holds one chunk's text and the compact accepted rows, not the whole file as text. See the module docstring for
+    what is checked.
     """
     path = Path(path)
     if cost_column not in COST_COLUMNS:
         raise ActualsError(f"cost column {cost_column!r} is not a FOCUS cost column; allowed: {', '.join(COST_COLUMNS)}")
+    encoding = focus_files.checked_encoding(encoding)
     rates = _checked_rates(rates)
-    header = _header(path)
+    header = focus_files.header(path, encoding)
     missing = [c for c in (cost_column, *REQUIRED) if c not in header]
     if missing:
         shown = ", ".join(repr(c) if c != c.strip() else c for c in header[:60])
@@ -141,96 +176,141 @@ def read_focus(path, cost_column: str = "EffectiveCost", rates: dict | None = No
         raise ActualsError(f"{path}: column{'s' if len(twice) > 1 else ''} {', '.join(twice)} given twice; allowed: "
                            "each FOCUS column once")
     wanted = [c for c in dict.fromkeys(header) if c in {cost_column, *REQUIRED, *OPTIONAL}]
-    frame = _read(path, header, wanted)
-    # a record's number in the file (the header is 1; blank lines count): its line unless a quoted field spans lines
-    line = frame.index.to_numpy() + 2
-    problems: list[pd.DataFrame] = []
+    keys = tag_keys()
+    parts, problems = [], []
+    for frame in focus_files.chunks(path, header, wanted, encoding, chunk_rows):
+        rows, rejected = _checked_chunk(frame, len(header), cost_column, rates, keys)
+        parts.append(rows)
+        problems.append(rejected)
+    parts = [p for p in parts if len(p)] or parts[:1]  # an empty chunk (blank lines only) has no column types
+    problems = [p for p in problems if len(p)] or problems[:1]
+    rows = pd.concat(parts, ignore_index=True) if parts else _checked_chunk(
+        pd.DataFrame(columns=[*wanted]), len(header), cost_column, rates, keys)[0]
+    rejected = pd.concat(problems, ignore_index=True) if problems else pd.DataFrame(columns=REJECTED_COLUMNS)
+    rejected = rejected.sort_values(["row", "column"], kind="stable").reset_index(drop=True)
+    used = {cost_column, *REQUIRED, *OPTIONAL}
+    return Actuals(str(path), cost_column, rows, rejected, tuple(c for c in header if c not in used), tuple(keys),
+                   len(header))
 
-    def reject(mask, column, reason, values):
+
+def reason_text(code: str, lang: str = "en", header_fields: int = 0) -> str:
+    """A rejection's reason (``code`` of :attr:`Actuals.rejected`) in ``lang``."""
+    return t(f"reject_{code}", lang).format(fields=header_fields, limit=f"{MAX_CHARGE_USD:.0e}")
+
+
+def _checked_chunk(frame: pd.DataFrame, header_fields: int, cost_column: str, rates: dict, keys: dict):
+    """(accepted rows, rejections) of one chunk of records, every cell still text."""
+    # a record's number in the file (the header is 1; blank lines count): its line unless a quoted field spans lines
+    line = frame.index.to_numpy(dtype=np.int64) + 2
+    found: list[tuple] = []  # (mask, column, code, values): turned into rejections once costs are known
+
+    def reject(mask, column, code, values):
         if mask.any():
-            problems.append(pd.DataFrame({"row": line[mask], "column": column, "reason": reason,
-                                          "value": [str(v)[:80] for v in np.asarray(values)[mask]]}))
+            found.append((mask, column, reason_text(code, "en", header_fields), code, values))
 
     # records with more fields than the header (an unquoted comma shifts every value after it) or fewer
-    extra = [c for c in frame.columns if c.startswith(_EXTRA)]
-    too_many = frame[extra].fillna("").ne("").any(axis=1).to_numpy() if extra else np.zeros(len(frame), bool)
-    reject(too_many, "(record)", f"has more fields than the header's {len(header)} (an unquoted comma?)",
-           ["" for _ in range(len(frame))])
-    broken = too_many  # a record with fewer fields reads as empty cells, which the checks below name
-    frame = frame.drop(columns=extra)
+    extra = [c for c in frame.columns if str(c).startswith(focus_files.EXTRA)]
+    broken = frame[extra].fillna("").ne("").any(axis=1).to_numpy() if extra else np.zeros(len(frame), bool)
+    reject(broken, "(record)", "record_extra", np.full(len(frame), "", dtype=object))
+    frame = frame.drop(columns=extra)  # a record with fewer fields reads as empty cells, which the checks below name
 
-    raw_cost = frame[cost_column].str.strip()
+    raw_cost = _strip(frame[cost_column])
     empty_cost = raw_cost.isin(MISSING).to_numpy() & ~broken  # FOCUS: a cost column is never null
     cost = pd.to_numeric(raw_cost.where(~empty_cost, "nan"), errors="coerce").to_numpy(dtype=float)
     unreadable = ~np.isfinite(cost)
     huge = ~unreadable & (np.abs(cost) > MAX_CHARGE_USD)
     cost = np.where(huge | broken, np.nan, cost)
-    bad_cost = unreadable | huge | broken
-    reject(empty_cost, cost_column, "is empty (FOCUS requires a cost on every row)", raw_cost)
-    reject(unreadable & ~empty_cost & ~broken, cost_column, "is not a number", raw_cost)
-    reject(huge & ~broken, cost_column, f"is beyond {MAX_CHARGE_USD:.0e} in amount (no single charge is that large)",
-           raw_cost)
+    reject(empty_cost, cost_column, "cost_empty", raw_cost)
+    reject(unreadable & ~empty_cost & ~broken, cost_column, "cost_not_number", raw_cost)
+    reject(huge & ~broken, cost_column, "cost_huge", raw_cost)
     starts, bad_start = _dates(frame["ChargePeriodStart"])
     ends, bad_end = _dates(frame["ChargePeriodEnd"])
-    reject(bad_start, "ChargePeriodStart", "is not a date and time", frame["ChargePeriodStart"])
-    reject(bad_end, "ChargePeriodEnd", "is not a date and time", frame["ChargePeriodEnd"])
+    reject(bad_start, "ChargePeriodStart", "not_date", frame["ChargePeriodStart"])
+    reject(bad_end, "ChargePeriodEnd", "not_date", frame["ChargePeriodEnd"])
     backwards = ~bad_start & ~bad_end & (ends < starts)
-    reject(backwards, "ChargePeriodEnd", "is before ChargePeriodStart", frame["ChargePeriodEnd"])
-    for column in ("ServiceCategory", "ChargeCategory"):
-        reject(frame[column].str.strip().isin(MISSING).to_numpy(), column, "is empty (FOCUS requires it on every row)",
-               frame[column])
-    empty_text = frame["ServiceCategory"].str.strip().isin(MISSING).to_numpy() | \
-        frame["ChargeCategory"].str.strip().isin(MISSING).to_numpy()
-    currency = frame["BillingCurrency"].str.strip().str.upper()
+    reject(backwards, "ChargePeriodEnd", "end_before_start", frame["ChargePeriodEnd"])
+    service_category = _strip(frame["ServiceCategory"])
+    service_name = _column(frame, "ServiceName")
+    charge_category = _strip(frame["ChargeCategory"])
+    empty_text = np.zeros(len(frame), dtype=bool)
+    for column, text in (("ServiceCategory", service_category), ("ChargeCategory", charge_category)):
+        empty = text.isin(MISSING).to_numpy()
+        reject(empty, column, "text_empty", frame[column])
+        empty_text |= empty
+    currency = _strip(frame["BillingCurrency"], upper=True)
     rate = currency.map(rates).to_numpy(dtype=float)
     no_rate = np.isnan(rate)
-    reject(no_rate, "BillingCurrency", "has no exchange rate (the command line takes --rate CUR=units per USD)", currency)
-    tag_column = frame["Tags"] if "Tags" in frame else pd.Series([""] * len(frame))
+    reject(no_rate, "BillingCurrency", "no_rate", currency)
+    tag_column = frame["Tags"] if "Tags" in frame else pd.Series([""] * len(frame), index=frame.index)
     # exports repeat the same few tag sets: each distinct text is parsed once
     tag_codes, tag_texts = pd.factorize(tag_column, use_na_sentinel=False)
-    parsed, bad_text = _tags(pd.Series(tag_texts))
-    bad_tags = bad_text[tag_codes]
-    reject(bad_tags, "Tags", "is not a JSON object of tags", tag_column)
+    parsed, problem = _tags(pd.Series(tag_texts, dtype=object))
+    reject(problem[tag_codes] == 1, "Tags", "tags_not_object", tag_column)
+    reject(problem[tag_codes] == 2, "Tags", "tags_nested", tag_column)
+    bad_tags = problem[tag_codes] > 0
 
-    bad = bad_cost | bad_start | bad_end | backwards | no_rate | bad_tags | empty_text | broken
+    bad = (~np.isfinite(cost)) | bad_start | bad_end | backwards | no_rate | bad_tags | empty_text | broken
     cost_usd = np.where(no_rate, np.nan, cost / np.where(no_rate, 1.0, rate))
-    rejected = pd.concat(problems, ignore_index=True) if problems else pd.DataFrame(
-        columns=["row", "column", "reason", "value"])
     readable = np.where(np.isfinite(cost_usd), cost_usd, np.nan)  # an unreadable cost carries no known money
-    rejected["cost_usd"] = readable[rejected["row"].to_numpy(dtype=int) - 2] if len(rejected) else []
-    rejected = rejected.sort_values(["row", "column"], kind="stable").reset_index(drop=True)
+    rejected = pd.DataFrame({
+        "row": np.concatenate([line[m] for m, *_ in found]) if found else np.array([], dtype=np.int64),
+        "column": [c for m, c, *_ in found for _ in range(int(m.sum()))],
+        "reason": [r for m, c, r, *_ in found for _ in range(int(m.sum()))],
+        "code": [k for m, c, r, k, _ in found for _ in range(int(m.sum()))],
+        "value": [str(v)[:80] for m, c, r, k, values in found for v in np.asarray(values, dtype=object)[m]],
+        "cost_usd": np.concatenate([readable[m] for m, *_ in found]) if found else np.array([], dtype=float),
+    }, columns=REJECTED_COLUMNS)
 
     keep = ~bad
-    category = _categories(frame["ServiceCategory"], frame.get("ServiceName"))
+    start_kept = starts[keep]
+    months = start_kept.astype("datetime64[M]")
+    month_codes, month_values = pd.factorize(months)
+    month_text = np.array([str(m)[:7] for m in month_values], dtype=object)  # each distinct month's text made once
+    # text columns stay object arrays of shared strings: a pointer a cell (pandas would copy each into a string
+    # column of its own, 2-3 times the memory for an export's few services, units and tag values)
     rows = pd.DataFrame({
-        "row": line[keep], "start": starts[keep], "end": ends[keep],
-        "month": pd.DatetimeIndex(starts[keep]).strftime("%Y-%m") if keep.any() else [],
-        "cost_usd": cost_usd[keep], "currency": currency.to_numpy()[keep],
-        "service_category": frame["ServiceCategory"].to_numpy()[keep],
-        "service_name": (frame["ServiceName"] if "ServiceName" in frame else pd.Series([""] * len(frame))).to_numpy()[keep],
-        "provider": (frame["ProviderName"] if "ProviderName" in frame else pd.Series([""] * len(frame))).to_numpy()[keep],
-        "charge_category": frame["ChargeCategory"].to_numpy()[keep], "category": category[keep],
-        "quantity": pd.to_numeric(_column(frame, "ConsumedQuantity").str.strip(), errors="coerce").to_numpy()[keep],
-        "unit": _column(frame, "ConsumedUnit").to_numpy()[keep],
-        "resource": _column(frame, "ResourceId").to_numpy()[keep],
+        "row": line[keep], "start": start_kept, "end": ends[keep],
+        "month": _text(month_text[month_codes] if len(month_codes) else np.array([], dtype=object)),
+        "cost_usd": cost_usd[keep], "currency": _text(currency.to_numpy()[keep]),
+        "service_category": _text(service_category.to_numpy()[keep]),
+        "service_name": _text(service_name.to_numpy()[keep]),
+        "provider": _text(_column(frame, "ProviderName").to_numpy()[keep]),
+        "charge_category": _text(charge_category.to_numpy()[keep]),
+        "category": _text(_categories(service_category[keep], service_name[keep])),
+        "quantity": pd.to_numeric(_column(frame, "ConsumedQuantity"), errors="coerce").to_numpy()[keep],
+        "unit": _text(_column(frame, "ConsumedUnit").to_numpy()[keep]),
+        "resource": _text(_column(frame, "ResourceId").to_numpy()[keep]),
     })
-    keys = tag_keys()
     kept_codes = tag_codes[keep]
     attributed = np.zeros(len(rows), dtype=bool)
     for key, names in keys.items():
-        values = np.array([_tag_value(t, names) for t in parsed], dtype=object)  # per distinct tag text
-        rows[key] = np.where(values == None, UNATTRIBUTED, values)[kept_codes] if len(values) else []  # noqa: E711
-        attributed |= (values != None)[kept_codes] if len(values) else attributed  # noqa: E711
+        values = np.array([_tag_value(tags, names) for tags in parsed], dtype=object)  # per distinct tag text
+        present = np.array([v is not None for v in values], dtype=bool)
+        rows[key] = _text(np.where(present, values, UNATTRIBUTED)[kept_codes] if len(values) else [])
+        attributed |= present[kept_codes] if len(values) else attributed
     rows["attributed"] = attributed
-    used = {cost_column, *REQUIRED, *OPTIONAL}
-    return Actuals(str(path), cost_column, rows.reset_index(drop=True), rejected,
-                   tuple(c for c in header if c not in used), tuple(keys))
+    return rows, rejected
+
+
+def _text(values) -> pd.Series:
+    return pd.Series(np.asarray(values, dtype=object), dtype=object)
+
+
+def _strip(column: pd.Series, upper: bool = False) -> pd.Series:
+    """Text without surrounding spaces, as an object series whose equal strings are one object: each distinct
+    value is stripped once (an export repeats a few services, units and currencies over millions of rows, and the
+    accepted rows then cost a pointer a cell, not a string)."""
+    codes, uniques = pd.factorize(column.to_numpy(dtype=object), use_na_sentinel=False)
+    done = np.array([(str(u).strip().upper() if upper else str(u).strip()) for u in uniques], dtype=object)
+    return pd.Series(done[codes] if len(codes) else np.array([], dtype=object), index=column.index, dtype=object)
 
 
 def _column(frame: pd.DataFrame, name: str) -> pd.Series:
-    """An optional column, or empty text where the export has none; FOCUS's NULL read as empty."""
-    column = frame[name] if name in frame else pd.Series([""] * len(frame), index=frame.index)
-    return column.where(~column.str.strip().isin(MISSING), "")
+    """An optional column stripped, or empty text where the export has none; FOCUS's NULL read as empty."""
+    if name not in frame:
+        return pd.Series(np.full(len(frame), "", dtype=object), index=frame.index, dtype=object)
+    column = _strip(frame[name])
+    return column.where(~column.isin(MISSING), "")
 
 
 def _checked_rates(rates) -> dict:
@@ -249,82 +329,18 @@ def _checked_rates(rates) -> dict:
     return out
 
 
-def _header(path: Path) -> list[str]:
-    """The export's column names, read without its rows."""
-    if not path.is_file():
-        raise ActualsError(f"{path}: no such file")
-    if path.name.lower().endswith(".parquet"):
-        try:
-            import pyarrow.parquet as pq
-            return list(pq.read_schema(path).names)
-        except ImportError as error:
-            raise ActualsError(f"{path}: reading Parquet needs pyarrow ({error})") from None
-        except Exception as error:  # noqa: BLE001 - pyarrow's errors for a file that is not Parquet
-            raise ActualsError(f"{path}: not a readable Parquet file: {str(error).splitlines()[0][:200]}") from None
-    try:
-        with _open_text(path) as f:
-            row = next(csv.reader(f), None)
-    except (UnicodeDecodeError, OSError, EOFError, csv.Error) as error:
-        raise ActualsError(f"{path}: not a readable FOCUS export (CSV, CSV.gz or Parquet): "
-                           f"{str(error).splitlines()[0][:200]}") from None
-    if not row:
-        raise ActualsError(f"{path}: not a readable FOCUS export (CSV, CSV.gz or Parquet): the file is empty")
-    return row
-
-
-def _open_text(path: Path):
-    import gzip
-    if path.name.lower().endswith(".gz"):
-        return gzip.open(path, "rt", encoding="utf-8-sig", newline="")
-    return open(path, encoding="utf-8-sig", newline="")
-
-
-def _read(path: Path, header, columns) -> pd.DataFrame:
-    """The ``columns`` needed, every cell as text (nothing converted behind the checks' back). A CSV is read with
-    spare columns after the header's, so that a record with too many fields is seen rather than read shifted
-    (pandas' column selection would silently drop the extra fields)."""
-    name = path.name.lower()
-    try:
-        if name.endswith(".parquet"):
-            frame = pd.read_parquet(path, columns=columns)
-            if "Tags" in frame:  # FOCUS in Parquet may hold tags as a map (key-value pairs), not JSON text
-                frame["Tags"] = frame["Tags"].map(_tags_text)
-            return frame.astype(str).where(frame.notna(), "")
-        names = [*(f"{c}\0{i}" if header.count(c) > 1 else c for i, c in enumerate(header)),
-                 *(f"{_EXTRA}{i}" for i in range(_SPARE))]
-        frame = pd.read_csv(path, header=None, skiprows=1, names=names, dtype=object, keep_default_na=False, na_values=[],
-                            skip_blank_lines=False, compression="infer", encoding="utf-8-sig", engine="c")
-        frame = frame[[*columns, *names[len(header):]]]
-        blank = frame.eq("").all(axis=1)  # a blank line: not a record (a record has its FOCUS columns)
-        return frame[~blank]
-    except ImportError as error:
-        raise ActualsError(f"{path}: reading Parquet needs pyarrow ({error})") from None
-    except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError, OSError, ValueError) as error:
-        raise ActualsError(f"{path}: not a readable FOCUS export (CSV, CSV.gz or Parquet): "
-                           f"{str(error).splitlines()[0][:200]}") from None
-
-
-def _tags_text(value) -> str:
-    if value is None or (isinstance(value, float) and value != value):
-        return ""
-    if isinstance(value, str):
-        return value
-    try:
-        return json.dumps(dict(value), default=str)
-    except (TypeError, ValueError):
-        return str(value)
-
-
 def _dates(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     """(UTC datetimes, bad) of a FOCUS date-time column (ISO 8601; ``2024-09-18 22:00:00`` or ``...T22:00:00Z``)."""
-    text = column.str.strip()
+    text = _strip(column)
     parsed = pd.to_datetime(text, errors="coerce", utc=True, format="ISO8601")
     bad = parsed.isna().to_numpy()
     return parsed.dt.tz_convert(None).to_numpy(), bad
 
 
 def _tags(column: pd.Series) -> tuple[list[dict], np.ndarray]:
-    out, bad = [], np.zeros(len(column), dtype=bool)
+    """(tags per text, problem per text: 0 none, 1 not a JSON object, 2 an object or list as a tag's value).
+    FOCUS tags are key-value pairs of plain values; a number or true/false is kept as its JSON text."""
+    out, problem = [], np.zeros(len(column), dtype=np.int8)
     for i, text in enumerate(column):
         text = str(text).strip()
         if text in MISSING:
@@ -335,11 +351,16 @@ def _tags(column: pd.Series) -> tuple[list[dict], np.ndarray]:
         except (ValueError, RecursionError):
             value = None
         if not isinstance(value, dict):
-            bad[i] = True
+            problem[i] = 1
             out.append({})
             continue
-        out.append({_normal(k): str(v).strip() for k, v in value.items() if v is not None and str(v).strip()})
-    return out, bad
+        if any(isinstance(v, (dict, list)) for v in value.values()):
+            problem[i] = 2
+            out.append({})
+            continue
+        out.append({_normal(k): (v if isinstance(v, str) else json.dumps(v)).strip() for k, v in value.items()
+                    if v is not None and (not isinstance(v, str) or v.strip())})
+    return out, problem
 
 
 def _tag_value(tags: dict, names: tuple) -> str | None:
@@ -349,11 +370,18 @@ def _tag_value(tags: dict, names: tuple) -> str | None:
     return None
 
 
-def _categories(service_category: pd.Series, service_name) -> np.ndarray:
+def _categories(service_category: pd.Series, service_name: pd.Series) -> np.ndarray:
+    """The workbench category of each row; FOCUS values matched without regard to case (``compute`` is
+    ``Compute``); a value FOCUS does not define is ``other`` (and listed by :meth:`Actuals.unrecognised`)."""
     table = category_table()
-    by_name = {(r.service_category, r.service_name): r.category for r in table.itertuples() if r.service_name}
-    by_category = {r.service_category: r.category for r in table.itertuples() if not r.service_name}
-    names = service_name if service_name is not None else pd.Series([""] * len(service_category))
-    codes, pairs = pd.factorize(pd.MultiIndex.from_arrays([service_category.to_numpy(), names.to_numpy()]))
-    mapped = np.array([by_name.get((c, n), by_category.get(c, "other")) for c, n in pairs], dtype=object)
+    by_name = {(r.service_category.casefold(), r.service_name.casefold()): r.category
+               for r in table.itertuples() if r.service_name}
+    by_category = {r.service_category.casefold(): r.category for r in table.itertuples() if not r.service_name}
+    category_codes, categories = pd.factorize(service_category.to_numpy(dtype=object), use_na_sentinel=False)
+    name_codes, names = pd.factorize(service_name.to_numpy(dtype=object), use_na_sentinel=False)
+    codes, pairs = pd.factorize(category_codes.astype(np.int64) * max(len(names), 1) + name_codes)
+    mapped = np.array([by_name.get((str(categories[p // max(len(names), 1)]).casefold(),
+                                    str(names[p % max(len(names), 1)]).casefold()),
+                                   by_category.get(str(categories[p // max(len(names), 1)]).casefold(), "other"))
+                       for p in pairs], dtype=object)
     return mapped[codes] if len(codes) else np.array([], dtype=object)

@@ -11,9 +11,10 @@ import tempfile
 from pathlib import Path
 
 import ipywidgets as w
+import pandas as pd
 
 from . import programme_charts as pc, programme_views as pv
-from .actuals import ActualsError, read_focus
+from .actuals import UNATTRIBUTED, ActualsError, read_focus
 from .charts import ChartStack
 from .i18n import t
 from .livechart import LiveChart
@@ -125,10 +126,28 @@ class BillPanel:
         self.chart.layout.display = None
         to_date = review.by_category
         rejected_rows = bill.rejected["row"].nunique()
-        self.message.value = "<div class='wb-notes'>" + html.escape(t("bill_summary", lang).format(
+        notes = [t("bill_summary", lang).format(
             rows=len(bill.rows), name=self.name, rejected=rejected_rows, rejected_money=self._money(bill.rejected_usd),
             actual=self._money(to_date["actual_usd"].sum()), planned=self._money(to_date["planned_usd"].sum()),
-            forecast=self._money(review.forecast_usd))) + "</div>"
+            forecast=self._money(review.forecast_usd))]
+        charges = bill.by_charge_category()
+        apart = charges.drop(["Usage", "Purchase"], errors="ignore")
+        if (apart.abs() > 0.005).any():
+            notes.append(t("bill_credits", lang).format(items="; ".join(
+                f"{name} {self._money(usd)}" for name, usd in apart.items() if abs(usd) > 0.005)))
+        for column, values in bill.unrecognised().items():
+            notes.append(t("bill_unrecognised", lang).format(column=column, values=", ".join(
+                f"{name} ({self._money(usd)})" for name, usd in list(values.items())[:6])))
+        full = review.alerts[review.alerts["percent"] == 100.0]
+        for alert in full.itertuples():
+            if alert.day is pd.NaT or pd.isna(alert.day):
+                key = "bill_projected" if isinstance(alert.projected_month, str) else "bill_projected_never"
+                notes.append(t(key, lang).format(resource=t(alert.resource, lang), budget=self._money(alert.budget_usd),
+                                                 month=alert.projected_month))
+            else:
+                notes.append(t("bill_spent", lang).format(resource=t(alert.resource, lang),
+                                                          budget=self._money(alert.budget_usd), day=alert.day.date()))
+        self.message.value = "<div class='wb-notes'>" + "<br>".join(html.escape(n) for n in notes) + "</div>"
         spend, lines = pv.plan_vs_actual(review, lang, rate)
         spec, datasets = self.stack.update({"bill": (pc.plan_vs_actual, {"spend": spend, "lines": lines},
                                                      {"title": t("chart_plan_vs_actual", lang),
@@ -143,9 +162,12 @@ class BillPanel:
             parts.append(f"<b>{html.escape(t('bill_by_tag', lang).format(key=t(key, lang)))}</b>"
                          + _table(table, ("value", "planned_usd", "actual_usd"), rate, self.currency, lang, key))
         if len(bill.rejected):
+            shown = bill.rejected.head(20).assign(reason=bill.reasons(lang).head(20))
+            more = len(bill.rejected) - len(shown)
             parts.append(f"<b>{html.escape(t('bill_rejected', lang))}</b>"
-                         + _table(bill.rejected.head(20), ("row", "column", "reason", "value"), rate, self.currency,
-                                  lang))
+                         + _table(shown, ("row", "column", "reason", "value"), rate, self.currency, lang)
+                         + (f"<div class='wb-notes'>{html.escape(t('bill_more_rejected', lang).format(count=more))}</div>"
+                            if more > 0 else ""))
         self.details.value = "".join(parts)
 
 
@@ -155,6 +177,7 @@ def _table(frame, columns, rate, currency, lang="en", key=None) -> str:
              "column": t("bill_column", lang), "reason": t("bill_reason", lang)}
     head = "".join(f"<th>{html.escape(names.get(c, c))}</th>" for c in columns)
     body = "".join("<tr>" + "".join(
-        f"<td>{html.escape(f'{row[c] * rate:,.0f}' if c.endswith('_usd') else str(row[c]))}</td>" for c in columns)
+        f"<td>{html.escape(f'{row[c] * rate:,.0f}' if c.endswith('_usd') else t(str(row[c]), lang) if row[c] == UNATTRIBUTED else str(row[c]))}</td>"
+        for c in columns)
         + "</tr>" for _, row in frame.iterrows())
     return f"<table class='wb-lines'><tr>{head}</tr>{body}</table>"

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 import re
 import sys
 
@@ -109,7 +110,10 @@ def build_parser() -> argparse.ArgumentParser:
                      help="the FOCUS cost column to total (default EffectiveCost: amortised, after discounts)")
     act.add_argument("--rate", action="append", default=[], metavar="CUR=UNITS",
                      help="units of a currency per USD for rows billed in it, e.g. --rate CNY=7.1 (repeatable)")
-    act.add_argument("--plan", metavar="PLAN", help="a programme file (.json or .toml) to compare the bill with")
+    act.add_argument("--plan", metavar="PLAN", help="a programme file (.json or .toml), or a single scenario's JSON "
+                                                    "(the app's scenario download), to compare the bill with")
+    act.add_argument("--encoding", default="utf-8", help="the CSV's text encoding (default utf-8, as FOCUS asks; "
+                                                         "e.g. latin-1 or cp1252 for an older tool's export)")
     act.add_argument("--start", metavar="YYYY-MM", help="the calendar month of the plan's month 1 (default: the "
                                                         "bill's first month)")
     act.add_argument("--budget", metavar="USD", type=_positive_usd, help="a budget for the cloud bill: the day "
@@ -142,10 +146,10 @@ def _cmd_actuals(args) -> None:
         rates[currency.strip().upper()] = number
     if args.start and not args.plan:
         raise UsageError("--start places a plan's months: give --plan PLAN too")
-    plan = timeline.evaluate(programme.load(args.plan)) if args.plan else None
+    plan = review.load_plan(Path(args.plan)) if args.plan else None
     if plan is not None and not any(code.strip().upper() == "CNY" for code in rates):
         rates["CNY"] = float(plan.programme.base_scenario.cny_per_usd)  # the plan's own rate unless one is given
-    result = actuals.read_focus(args.export, args.cost_column, rates)
+    result = actuals.read_focus(args.export, args.cost_column, rates, encoding=args.encoding)
     compared = None
     if plan is not None:
         compared = review.compare(result, plan, args.start, args.budget)
@@ -164,6 +168,12 @@ def _cmd_actuals(args) -> None:
           f"{result.cost_column} total {total:,.2f} USD")
     print("\nBy category [USD]:")
     print(result.by_category().to_string(float_format=lambda x: f"{x:,.2f}"))
+    print("\nBy charge category [USD] (credits and adjustments apart from usage; all in the total):")
+    print(result.by_charge_category().to_string(float_format=lambda x: f"{x:,.2f}"))
+    for column, values in result.unrecognised().items():
+        listed = ", ".join(f"{k!r} ({v:,.2f} USD)" for k, v in list(values.items())[:10])
+        print(f"\n{column}: values FOCUS does not define, counted{' as other' if column == 'service_category' else ''}: "
+              f"{listed}{' ...' if len(values) > 10 else ''}")
     print("\nBy month and category [USD]:")
     print(result.by_month().to_string(float_format=lambda x: f"{x:,.2f}"))
     for key in result.attribution_keys:
@@ -178,6 +188,11 @@ def _cmd_actuals(args) -> None:
     if isinstance(compared, review.Review):
         print("\nAgainst the plan, to date [USD]:")
         print(compared.by_category.to_string(index=False, float_format=lambda x: f"{x:,.2f}"))
+        months = compared.monthly.groupby(["month", "plan_month"], sort=False)[
+            ["planned_usd", "actual_usd", "forecast_usd"]].sum().reset_index()
+        print("\nBy month, all billed categories [USD] (forecast: as billed, then fixed lines at plan and elastic "
+              "ones at the run-rate):")
+        print(months.to_string(index=False, float_format=lambda x: f"{x:,.0f}"))
         print(f"Forecast at the plan's end: {compared.forecast_usd:,.0f} USD on the bill, "
               f"{compared.forecast_total_usd:,.0f} USD with what the bill does not show (plan: "
               f"{compared.planned_total_usd:,.0f} USD)")
@@ -190,7 +205,10 @@ def _cmd_actuals(args) -> None:
         table = compared.alerts if isinstance(compared, review.Review) else compared
         if len(table):
             table = table.assign(day=table["day"].map(lambda d: "-" if pd.isna(d) else str(d.date())))
-            print("\nBudget alert lines on actual spend (day: the first day cumulative spend reached it; -: not yet):")
+            if "projected_month" in table:
+                table["projected_month"] = table["projected_month"].map(lambda m: "-" if pd.isna(m) else m)
+            print("\nBudget alert lines on actual spend (day: the first day cumulative spend reached it; -: not yet"
+                  + ("; projected_month: when the forecast reaches it" if "projected_month" in table else "") + "):")
             print(table.to_string(index=False, float_format=lambda x: f"{x:,.2f}"))
     if len(result.rejected):
         print(f"\nRejected rows (left out of the totals; {result.rejected_usd:,.2f} USD on those whose cost could be read):")

@@ -479,3 +479,28 @@ def example() -> Programme:
     (the preset ``assistant-7b``, ``data/programmes/assistant-7b.json``)."""
     from .data import data_dir
     return load(data_dir() / "programmes" / "assistant-7b.json")
+
+
+def of_scenario(scenario: Scenario, name: str = "scenario") -> Programme:
+    """One scenario as a programme: a single workstream running its training stages once (then serving for the
+    scenario's ``serving_months``), its staff paid for whole months over ``staff_months`` (or the run), over the months the run,
+    the storage retention and the serving take (at most :data:`MAX_MONTHS`). This is the scenario's planned burn
+    month by month, for a review of the bill against a single run (:func:`workbench.review.compare`). A programme's
+    own additions are left out: no debug environments, security line or content filtering (a scenario prices none); the
+    data cleaning of the corpus stays, as it does for any pre-training workstream."""
+    from .estimate import estimate
+    if not isinstance(scenario, Scenario) or scenario.batch_size is not None:
+        raise ProgrammeError("programme", "scenario", scenario, "is not a single Scenario", "workbench.Scenario(...)")
+    result = estimate(scenario)
+    run_months = max(1, math.ceil(float(result.wall_days) / (365.25 / 12)))
+    staff_months = scenario.staff_months if scenario.staff_months is not None else run_months
+    after = max(float(scenario.retention_months), float(scenario.serving_months))
+    horizon = int(min(MAX_MONTHS, run_months + math.ceil(after)))
+    staff = ()
+    if scenario.staff_fte > 0 and staff_months > 0:
+        staff = (Staff(name="team", fte=float(scenario.staff_fte), usd_per_month=float(scenario.staff_usd_per_month),
+                       end_month=int(min(horizon, max(1, math.ceil(staff_months))))),)
+    workstream = Workstream(name=name, serve_months=float(scenario.serving_months), debug_gpus=0.0)
+    base = {k: v for k, v in scenario.changes().items() if k != "serving_months"}  # served by the workstream
+    return Programme(name=name, horizon_months=horizon, workstreams=(workstream,), base=base,
+                     staff=staff, security_usd_per_month=0.0, content_filtering=False)

@@ -37,9 +37,10 @@ class ReviewError(ValueError):
 class Review:
     """Result of :func:`compare`."""
 
-    monthly: pd.DataFrame      # month (YYYY-MM), plan_month, category, planned_usd, actual_usd
+    monthly: pd.DataFrame      # month (YYYY-MM), plan_month, category, planned_usd, actual_usd, forecast_usd
     by_category: pd.DataFrame  # category, planned_usd, actual_usd, difference_usd, ratio, over_plan (to date)
-    alerts: pd.DataFrame       # resource, budget_usd, percent, threshold_usd, day (first day at or above; NaT: not)
+    alerts: pd.DataFrame       # resource, budget_usd, percent, threshold_usd, day (first day at or above; NaT: not),
+    #                            spent_usd, projected_month (the month the forecast path reaches it; None: not)
     forecast_usd: float        # billed categories at the plan's end: actual to date + the rest at the run-rate
     forecast_total_usd: float  # the forecast plus what the bill does not show, at plan
     planned_total_usd: float   # the whole plan over its horizon
@@ -65,12 +66,51 @@ def records(frame: pd.DataFrame) -> list[dict]:
     return out
 
 
-def compare(bill: Actuals, plan: Timeline, start: str | None = None, budget_usd: float | None = None,
+def load_plan(source) -> Timeline:
+    """A plan from what a user has at hand: a :class:`Timeline`, a :class:`~workbench.programme.Programme`, a
+    single :class:`~workbench.scenario.Scenario`, a programme preset's id (``assistant-7b``), a programme file
+    (.json or .toml) or a single scenario's JSON file (the app's scenario download: no ``workstreams``)."""
+    from .programme import load, of_scenario
+    from .programme_presets import presets, preset
+    from .scenario import Scenario
+    from .timeline import evaluate
+    if not isinstance(source, (str, Path)):
+        return as_timeline(source)
+    if isinstance(source, str) and source in presets().index:
+        return evaluate(preset(source))
+    path = Path(source)
+    if path.suffix.lower() == ".json" and path.is_file():
+        try:
+            data = json.loads(path.read_text(encoding="utf-8-sig"))
+        except (ValueError, UnicodeDecodeError, OSError):
+            data = None  # the programme reader names the problem
+        if isinstance(data, dict) and "workstreams" not in data and "horizon_months" not in data:
+            return evaluate(of_scenario(Scenario.from_dict(data, single=True)))
+    return evaluate(load(path))
+
+
+def as_timeline(plan) -> Timeline:
+    """A plan to compare with: a :class:`Timeline`, a :class:`~workbench.programme.Programme` (evaluated) or a
+    single :class:`~workbench.scenario.Scenario` (its planned burn, :func:`workbench.programme.of_scenario`)."""
+    from .programme import Programme, of_scenario
+    from .scenario import Scenario
+    from .timeline import evaluate
+    if isinstance(plan, Timeline):
+        return plan
+    if isinstance(plan, Programme):
+        return evaluate(plan)
+    if isinstance(plan, Scenario):
+        return evaluate(of_scenario(plan))
+    raise ReviewError(f"plan={type(plan).__name__}: allowed: a Programme, its Timeline or a single Scenario")
+
+
+def compare(bill: Actuals, plan, start: str | None = None, budget_usd: float | None = None,
             over_share: float = 0.10, unit_cost_rise: float = 0.10) -> Review:
-    """The bill against the plan. ``budget_usd``: a budget for the cloud bill (alert lines at 30/50/80/100 %);
+    """The bill against the plan (a programme, its timeline or a single scenario). ``budget_usd``: a budget for the cloud bill (alert lines at 30/50/80/100 %);
     otherwise the programme's budgets of billed resources. ``over_share``: a category more than this share above
     plan to date is flagged; ``unit_cost_rise``: a service whose cost per consumed unit rises more than this share
     from one month to the next is flagged."""
+    plan = as_timeline(plan)
     rows = bill.rows
     if not len(rows):
         raise ReviewError("the bill has no accepted row to compare (its rejected rows are listed without --plan)")
@@ -137,8 +177,17 @@ def compare(bill: Actuals, plan: Timeline, start: str | None = None, budget_usd:
     forecast = before + actual_to_date + float(remaining[remaining["cost_type"] != "elastic"]["cost_usd"].sum()) \
         + run_rate * float(remaining[remaining["cost_type"] == "elastic"]["cost_usd"].sum())
     not_billed = float(lines[lines["billed"].isna()]["cost_usd"].sum())
+    # month by month: at plan before the bill starts, as billed while it runs, then fixed lines at plan and elastic
+    # ones at the run-rate (the path the forecast at completion takes)
+    later = billed_lines[billed_lines["month"] > last]
+    ahead = (later.assign(usd=np.where(later["cost_type"] == "elastic", run_rate, 1.0) * later["cost_usd"])
+             .groupby(["month", "billed"])["usd"].sum())
+    monthly["forecast_usd"] = [
+        p if m < first_billed else a if m <= last else float(ahead.get((m, c), 0.0))
+        for m, c, p, a in zip(monthly["plan_month"], monthly["category"], monthly["planned_usd"], monthly["actual_usd"])]
 
     alerts = _alerts(bill, plan, calendar, budget_usd)
+    alerts["projected_month"] = _projected(alerts, monthly, calendar)
     if budget_usd is None and plan.programme.budgets and not len(alerts):
         flags.append({"kind": "no_billed_budget", "message": "the programme's budgets ("
                       + ", ".join(plan.programme.budgets) + ") include what a bill does not show (staff, annotation): "
@@ -154,6 +203,12 @@ def compare(bill: Actuals, plan: Timeline, start: str | None = None, budget_usd:
     return Review(monthly, by_category, alerts, forecast, forecast + not_billed, plan.total_cost_usd, flags, tags)
 
 
+def billed_plan_total(plan) -> float:
+    """What the plan puts on a cloud bill over its horizon [USD] (the forecast of a bill that follows the plan)."""
+    lines = as_timeline(plan).lines
+    return float(lines.loc[lines["category"].map(BILLED_AS).notna(), "cost_usd"].sum())
+
+
 def _alerts(bill: Actuals, plan: Timeline, calendar: list[str], budget_usd) -> pd.DataFrame:
     """The first day actual cumulative spend reaches each alert line of each budget of billed resources."""
     from .programme import RESOURCE_CATEGORIES
@@ -166,6 +221,18 @@ def _alerts(bill: Actuals, plan: Timeline, calendar: list[str], budget_usd) -> p
               for resource, amount in (plan.programme.budgets or {}).items()
               if resource in RESOURCE_CATEGORIES and all(BILLED_AS.get(c) for c in RESOURCE_CATEGORIES[resource])]
     return pd.concat(frames, ignore_index=True) if frames else _crossings(rows.iloc[:0], "bill", 1.0, ())
+
+
+def _projected(alerts: pd.DataFrame, monthly: pd.DataFrame, calendar: list[str]) -> list:
+    """For each alert line: the calendar month the forecast path reaches it (None: not within the plan)."""
+    from .programme import RESOURCE_CATEGORIES
+    out = []
+    for resource, threshold in zip(alerts["resource"], alerts["threshold_usd"]):
+        categories = BILLED if resource == "bill" else {BILLED_AS[c] for c in RESOURCE_CATEGORIES[resource]}
+        path = monthly[monthly["category"].isin(categories)].groupby("plan_month")["forecast_usd"].sum().cumsum()
+        reached = path.index[path.to_numpy() >= threshold * (1 - 1e-12)]
+        out.append(calendar[int(reached[0]) - 1] if len(reached) else None)
+    return out
 
 
 def _crossings(rows: pd.DataFrame, resource: str, budget_usd: float, percents) -> pd.DataFrame:
