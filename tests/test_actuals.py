@@ -277,6 +277,7 @@ def test_credits_unknown_categories_and_tag_values_are_told_apart(tmp_path):
             "2025-01-01,2025-01-02,USD,GPU Cloud,Usage,7,",             # not a FOCUS value: other, and listed
             "2025-01-01,2025-01-02,USD,Compute,Credit,-30,",
             "2025-01-01,2025-01-02,USD,Compute,Refund,-1,",             # not a FOCUS charge category: listed
+            "2025-01-01,2025-01-02,USD,Compute,usage,0,",               # FOCUS's Usage in another case
             '2025-01-01,2025-01-02,USD,Storage,Usage,5,"{""team"": 3, ""env"": true}"',
             '2025-01-01,2025-01-02,USD,Storage,Usage,9,"{""team"": {""a"": 1}}"']
     (tmp_path / "c.csv").write_text("\n".join([header, *rows]) + "\n", encoding="utf-8")
@@ -287,8 +288,34 @@ def test_credits_unknown_categories_and_tag_values_are_told_apart(tmp_path):
     assert charges["Usage"] == 122 and charges["Credit"] == -30 and charges["Refund"] == -1 and charges.sum() == 91
     assert result.unrecognised() == {"service_category": {"GPU Cloud": 7.0}, "charge_category": {"Refund": -1.0}}
     assert result.by_tag("team").to_dict() == {actuals.UNATTRIBUTED: 86.0, "3": 5.0}
-    assert result.rows.loc[result.rows["row"] == 7, "environment"].tolist() == ["true"]
-    assert result.rejected[["row", "code", "cost_usd"]].values.tolist() == [[8, "tags_nested", 9.0]]
+    assert result.rows.loc[result.rows["row"] == 8, "environment"].tolist() == ["true"]
+    assert result.rejected[["row", "code", "cost_usd"]].values.tolist() == [[9, "tags_nested", 9.0]]
+    assert "usage" not in set(result.rows["charge_category"])
     assert result.reasons("zh").tolist() == ["标签值为对象或列表（FOCUS 标签是简单值的键值对）"]
     out = result.to_dict()
     assert out["by_charge_category"]["Credit"] == -30 and out["unrecognised_values"]["charge_category"] == {"Refund": -1.0}
+
+
+def test_long_records_truncated_files_tiny_rates_and_odd_tags_are_named(tmp_path):
+    header = "ChargePeriodStart,ChargePeriodEnd,BillingCurrency,ServiceCategory,ChargeCategory,EffectiveCost,Tags"
+    good = "2025-01-01,2025-01-02,USD,Compute,Usage,10,"
+    (tmp_path / "first.csv").write_text("\n".join([header, good + ",a,b,c,d,e,f", good]) + "\n", encoding="utf-8")
+    first = read_focus(tmp_path / "first.csv")  # six fields too many on the first record: that record rejected
+    assert first.total_usd == 10 and first.rejected[["row", "code"]].values.tolist() == [[2, "record_extra"]]
+    (tmp_path / "long.csv").write_text("\n".join([header, good, good + "," * 30]) + "\n", encoding="utf-8")
+    with pytest.raises(ActualsError, match=r"allowed: records of at most the header's 7 fields plus 16"):
+        read_focus(tmp_path / "long.csv")
+    packed = gzip.compress(("\n".join([header] + [good] * 2000) + "\n").encode())
+    (tmp_path / "cut.csv.gz").write_bytes(packed[: len(packed) // 2])
+    with pytest.raises(ActualsError, match="not a readable FOCUS export"):
+        read_focus(tmp_path / "cut.csv.gz")
+    yen = "2025-01-01,2025-01-02,JPY,Compute,Usage,900000000,"
+    (tmp_path / "yen.csv").write_text("\n".join([header, good, yen]) + "\n", encoding="utf-8")
+    tiny = read_focus(tmp_path / "yen.csv", rates={"JPY": 1e-6})  # 9e14 USD: beyond the limit once converted
+    assert tiny.total_usd == 10 and tiny.rejected["code"].tolist() == ["cost_huge"]
+    nan_tags = '2025-01-01,2025-01-02,USD,Compute,Usage,5,"{""team"": NaN}"'
+    (tmp_path / "nan.csv").write_text("\n".join([header, good, nan_tags]) + "\n", encoding="utf-8")
+    assert read_focus(tmp_path / "nan.csv").rejected["code"].tolist() == ["tags_not_object"]
+    for bad in (0, -1, 1.5, True, None):
+        with pytest.raises(ActualsError, match="chunk_rows"):
+            read_focus(tmp_path / "nan.csv", chunk_rows=bad)

@@ -307,3 +307,26 @@ def test_a_billing_export_uploaded_in_the_programme_view_shows_plan_against_actu
         ".wb-bill-details")
     assert "Compute budget 3,000,000 USD: 100 % not reached" in message  # the budget's forecast, beside the bill
     assert page.external_requests == [] and not page.errors and "Traceback" not in page.content()
+
+
+def test_a_lever_applied_from_the_table_changes_the_scenario_and_its_total(page, voila_url):
+    from workbench.levers import levers
+    expected = levers().set_index("lever").loc["fp8", "total_usd"]
+    open_app(page, voila_url + "?checkpoint_interval_hours=24")
+    # the boundary crossed is said beside its control and in the notes
+    assert "checkpoint_interval_hours=24 is" in page.inner_text(".wb-notes")
+    page.locator("button.wb-levers-find").click()
+    page.wait_for_selector("button.wb-lever-checkpoint_interval", timeout=TIMEOUT)
+    assert "Checkpoint at the Young/Daly interval" in page.inner_text(".wb-levers")
+    open_app(page, voila_url)
+    before = total(page)
+    page.locator("button.wb-levers-find").click()
+    page.wait_for_selector("button.wb-lever-fp8", timeout=TIMEOUT)
+    assert "FP8 training: saves" in page.inner_text(".wb-levers")
+    page.locator("button.wb-lever-fp8").click()
+    page.wait_for_function(f"document.querySelector('.wb-total .wb-card-value').textContent !== {before!r}",
+                           timeout=TIMEOUT)
+    assert f"{expected:,.0f}" in total(page).replace("\u00a0", " ") or f"{expected / 1e6:.2f}" in total(page)
+    assert "fp8" in page.url and "n_gpus=" in page.url  # the link carries the lever, its cluster kept
+    assert not page.locator("button.wb-lever-fp8").count()  # the table was the old scenario's: cleared
+    assert page.external_requests == [] and not page.errors and "Traceback" not in page.content()

@@ -34,7 +34,9 @@ SPEC = fields()
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
                                                        HealthCheck.function_scoped_fixture])
 #: Rules of the catalog, not of the user's input: an accelerator without a price, a peak or a TDP.
-CATALOG_GAPS = ("gpu", "precision", "provider", "pricing", "gpu_purchase_usd")
+CATALOG_GAPS = ("gpu", "precision", "provider", "pricing", "gpu_purchase_usd",
+                # a stage bought another way: a price on record for its mode, and a cloud cluster (not self-hosted)
+                "experiment_pricing", "post_training_pricing", "serving_pricing", "serving_peak_pricing")
 
 
 def _number(f):

@@ -31,7 +31,9 @@ def bill_from_plan(plan, path, months=3, factors=None, extra=()):
     for (month, category, team), usd in lines.groupby(["month", "billed", "team"])["cost_usd"].sum().items():
         if month > months:
             continue
-        rows.append({"ChargePeriodStart": f"2025-{month:02d}-10T00:00:00Z", "ChargePeriodEnd": f"2025-{month:02d}-10T01:00:00Z",
+        # a charge from the 10th to the month's end: the bill covers the whole month
+        end = pd.Period(f"2025-{month:02d}", "M").end_time.normalize() + pd.Timedelta(days=1)
+        rows.append({"ChargePeriodStart": f"2025-{month:02d}-10T00:00:00Z", "ChargePeriodEnd": f"{end:%Y-%m-%dT%H:%M:%SZ}",
                      "BillingCurrency": "USD", "ServiceCategory": SERVICES[category][0], "ServiceName": SERVICES[category][1],
                      "ChargeCategory": "Usage", "EffectiveCost": f"{usd * (factors or {}).get(category, 1.0):.9f}",
                      "Tags": json.dumps({"team": team}) if team != "(untagged)" else "NULL", "ConsumedQuantity": "",
@@ -67,16 +69,23 @@ def test_compute_above_plan_is_flagged_and_the_forecast_follows_its_run_rate(pla
     assert compute["ratio"] == pytest.approx(1.3) and compute["over_plan"]
     flag = next(f for f in result.flags if f["kind"] == "over_plan")
     assert flag["category"] == "compute" and "+30%" in flag["message"]
-    # by hand: fixed lines stay at plan, elastic ones go at (actual - fixed to date) / elastic to date
-    lines = plan.lines[plan.lines["category"].map(review.BILLED_AS).notna()]
-    to_date, rest = lines[lines["month"] <= 3], lines[lines["month"] > 3]
-    fixed = to_date[to_date["cost_type"] != "elastic"]["cost_usd"].sum()
-    elastic = to_date[to_date["cost_type"] == "elastic"]["cost_usd"].sum()
-    actual = result.by_category["actual_usd"].sum()
-    rate = (actual - fixed) / elastic
-    expected = actual + rest[rest["cost_type"] != "elastic"]["cost_usd"].sum() + rate * rest[
-        rest["cost_type"] == "elastic"]["cost_usd"].sum()
+    # by hand, category by category: fixed lines stay at plan, elastic ones go at the category's
+    # (actual - fixed to date) / elastic to date; the categories on plan keep their plan
+    lines = plan.lines.assign(billed=plan.lines["category"].map(review.BILLED_AS)).dropna(subset=["billed"])
+    expected = 0.0
+    for category, mine in lines.groupby("billed"):
+        to_date, rest = mine[mine["month"] <= 3], mine[mine["month"] > 3]
+        fixed = to_date[to_date["cost_type"] != "elastic"]["cost_usd"].sum()
+        elastic = to_date[to_date["cost_type"] == "elastic"]["cost_usd"].sum()
+        actual = result.by_category.set_index("category").loc[category, "actual_usd"]
+        rate = max(0.0, actual - fixed) / elastic if elastic > 0 else 1.0
+        assert rate == pytest.approx(1.3 if category == "compute" and elastic > 0 else 1.0, rel=0.3)
+        expected += actual + rest[rest["cost_type"] != "elastic"]["cost_usd"].sum() + rate * rest[
+            rest["cost_type"] == "elastic"]["cost_usd"].sum()
     assert result.forecast_usd == pytest.approx(expected, rel=1e-9) and result.forecast_usd > billed_total(plan)
+    months = result.monthly.set_index(["plan_month", "category"])
+    storage = lines[(lines["billed"] == "storage") & (lines["month"] == 6)]["cost_usd"].sum()
+    assert months.loc[(6, "storage"), "forecast_usd"] == pytest.approx(storage, rel=1e-9)  # on plan: kept at plan
 
 
 def test_alert_days_on_actual_spend(plan, tmp_path):
@@ -133,7 +142,7 @@ def test_the_cli_compares_with_a_plan_file(plan, tmp_path):
     assert out["alerts"][0]["resource"] == "bill" and out["forecast_usd"] == pytest.approx(billed_total(plan), rel=1e-9)
     text = subprocess.run([sys.executable, "-m", "workbench.cli", "actuals", str(tmp_path / "b.csv"), "--plan",
                            str(tmp_path / "p.json")], capture_output=True, text=True, check=True).stdout
-    assert "Against the plan, to date [USD]:" in text and "Forecast at the plan's end:" in text
+    assert "Against the plan, over the months billed [USD]" in text and "Forecast at the plan's end:" in text
     for args, message in ((["--budget", "-5"], "expected a positive amount in USD"),
                           (["--start", "2025-01"], "--start places a plan's months: give --plan PLAN too")):
         bad = subprocess.run([sys.executable, "-m", "workbench.cli", "actuals", str(tmp_path / "b.csv"), *args],
@@ -248,6 +257,49 @@ def test_the_cli_compares_with_a_scenario_file_and_prints_the_months(tmp_path):
     out = json.loads(subprocess.run([*cli, "--json"], capture_output=True, text=True, check=True).stdout)
     assert out["planned_total_usd"] == pytest.approx(run.total_cost_usd, rel=1e-9)
     assert {"forecast_usd"} <= set(out["monthly_vs_plan"][0])
+    estimated = subprocess.run([sys.executable, "-m", "workbench.cli", "estimate", "--params", "1e9", "--tokens", "2e10",
+                                "--n-gpus", "8", "--json"], capture_output=True, text=True, check=True).stdout
+    (tmp_path / "est.json").write_text(estimated, encoding="utf-8")  # workbench estimate --json is a plan too
+    again = json.loads(subprocess.run([*cli[:-1], str(tmp_path / "est.json"), "--json"], capture_output=True, text=True,
+                                      check=True).stdout)
+    assert again["planned_total_usd"] == pytest.approx(out["planned_total_usd"], rel=1e-9)
     (tmp_path / "bad.json").write_text('{"params": -1}', encoding="utf-8")
     bad = subprocess.run([*cli[:-1], str(tmp_path / "bad.json")], capture_output=True, text=True)
     assert bad.returncode == 2 and "params" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_json_gaps_budgets_and_projections_hold_at_the_edges(plan, tmp_path):
+    from workbench import Scenario
+    security = {"ChargePeriodStart": "2025-01-03T00:00:00Z", "ChargePeriodEnd": "2025-01-04T00:00:00Z",
+                "BillingCurrency": "USD", "ServiceCategory": "Security", "ServiceName": "Hub", "ChargeCategory": "Usage",
+                "EffectiveCost": "100", "Tags": "NULL", "ConsumedQuantity": "", "ConsumedUnit": "", "ResourceId": ""}
+    run = timeline.evaluate(programme.of_scenario(Scenario()))
+    bill = bill_from_plan(run, tmp_path / "s.csv", months=1, extra=[security])
+    out = review.compare(bill, run).to_dict()  # security planned at 0: its ratio has no plan to divide by
+    assert json.dumps(out, allow_nan=False) and [f["ratio"] for f in out["flags"] if f.get("category") == "security"] == [None]
+    march = dict(security, ChargePeriodStart="2025-03-03T00:00:00Z", ChargePeriodEnd="2025-03-04T00:00:00Z")
+    gap = bill_from_plan(plan, tmp_path / "g.csv", months=1, extra=[march])
+    assert [f["months"] for f in review.compare(gap, plan).flags if f["kind"] == "months_missing"] == [["2025-02"]]
+    processing = review.compare(bill_from_plan(plan, tmp_path / "b.csv"), plan.programme.replace(
+        budgets={"data_processing": 6e4, "storage": 1e5}))
+    assert set(processing.alerts["resource"]) == {"storage"}  # data processing is inside the bill's compute
+    early = review.compare(bill_from_plan(plan, tmp_path / "b.csv"), plan, start="2024-12", budget_usd=4e5).alerts
+    assert all(m is None or m >= "2025-01" for m in early["projected_month"].where(early["projected_month"].notna(), None))
+    for budget in (True, "1e6", 0, 1e16):
+        with pytest.raises(ReviewError, match="allowed: a positive amount in USD") as error:
+            review.compare(gap, plan, budget_usd=budget)
+        assert "应为正的美元金额" in error.value.message("zh")
+    assert review.compare(gap, plan, budget_usd=np.int64(500_000)).alerts["budget_usd"].iloc[0] == 500_000
+
+
+def test_a_bill_that_stops_mid_month_is_compared_with_that_part_of_the_plan(plan, tmp_path):
+    path = review.demo_export(plan, tmp_path / "d.csv", months=3)
+    text = path.read_text(encoding="utf-8").splitlines()
+    kept = [text[0]] + [line for line in text[1:] if line[:10] < "2025-03-16"]  # up to 15 March
+    (tmp_path / "mid.csv").write_text("\n".join(kept) + "\n", encoding="utf-8")
+    result = review.compare(actuals.read_focus(tmp_path / "mid.csv"), plan)
+    partial = [f for f in result.flags if f["kind"] == "partial_month"]
+    assert partial and partial[0]["month"] == "2025-03" and partial[0]["share"] == pytest.approx(15 / 31)
+    assert np.allclose(result.by_category["ratio"].dropna(), 1.0, rtol=1e-6)  # on plan, to date
+    assert result.forecast_usd == pytest.approx(billed_total(plan), rel=1e-6)  # the rest of March at plan
+    assert "2025-03" in review.flag_text(partial[0], "zh")

@@ -17,7 +17,7 @@ _EXPORTS = {
     "Scenario": "scenario", "ScenarioError": "scenario", "SCHEMA_VERSION": "scenario",
     "estimate": "estimate", "Estimate": "estimate", "sensitivity": "sensitivity", "monte_carlo": "uncertainty",
     "resolve_gpu": "catalog", "gpu_ids": "catalog", "UnknownGpuError": "catalog", "DataFileError": "data",
-    "Programme": "programme", "ProgrammeError": "programme",
+    "Programme": "programme", "ProgrammeError": "programme", "levers": "levers",
 }
 
 __all__ = [*_EXPORTS, "budget"]

@@ -44,6 +44,7 @@ MAX_CHARGE_USD = 1e12
 CHUNK_ROWS = 100_000
 #: FOCUS 1.0-1.2 ChargeCategory values (specification/columns/chargecategory.md).
 CHARGE_CATEGORIES = ("Usage", "Purchase", "Tax", "Credit", "Adjustment")
+_CANONICAL_CHARGE = {c.casefold(): c for c in CHARGE_CATEGORIES}
 REJECTED_COLUMNS = ["row", "column", "reason", "code", "value", "cost_usd"]
 
 
@@ -161,6 +162,8 @@ def read_focus(path, cost_column: str = "EffectiveCost", rates: dict | None = No
     what is checked.
     """
     path = Path(path)
+    if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, (int, np.integer)) or chunk_rows < 1:
+        raise ActualsError(f"chunk_rows={chunk_rows!r}: allowed: a whole number of records, 1 or more")
     if cost_column not in COST_COLUMNS:
         raise ActualsError(f"cost column {cost_column!r} is not a FOCUS cost column; allowed: {', '.join(COST_COLUMNS)}")
     encoding = focus_files.checked_encoding(encoding)
@@ -231,7 +234,8 @@ def _checked_chunk(frame: pd.DataFrame, header_fields: int, cost_column: str, ra
     reject(backwards, "ChargePeriodEnd", "end_before_start", frame["ChargePeriodEnd"])
     service_category = _strip(frame["ServiceCategory"])
     service_name = _column(frame, "ServiceName")
-    charge_category = _strip(frame["ChargeCategory"])
+    # FOCUS's values in another case are FOCUS's values (usage is Usage); others are kept as they are and listed
+    charge_category = _strip(frame["ChargeCategory"]).map(lambda v: _CANONICAL_CHARGE.get(v.casefold(), v))
     empty_text = np.zeros(len(frame), dtype=bool)
     for column, text in (("ServiceCategory", service_category), ("ChargeCategory", charge_category)):
         empty = text.isin(MISSING).to_numpy()
@@ -249,8 +253,13 @@ def _checked_chunk(frame: pd.DataFrame, header_fields: int, cost_column: str, ra
     reject(problem[tag_codes] == 2, "Tags", "tags_nested", tag_column)
     bad_tags = problem[tag_codes] > 0
 
-    bad = (~np.isfinite(cost)) | bad_start | bad_end | backwards | no_rate | bad_tags | empty_text | broken
     cost_usd = np.where(no_rate, np.nan, cost / np.where(no_rate, 1.0, rate))
+    # the limit holds in USD too: a tiny exchange rate must not turn a charge into an overflow
+    with np.errstate(over="ignore", invalid="ignore"):
+        huge_usd = np.isfinite(cost) & ~no_rate & ~(np.abs(cost_usd) <= MAX_CHARGE_USD)
+    reject(huge_usd & ~huge, cost_column, "cost_huge", raw_cost)
+    cost_usd = np.where(huge_usd, np.nan, cost_usd)
+    bad = (~np.isfinite(cost)) | bad_start | bad_end | backwards | no_rate | bad_tags | empty_text | broken | huge_usd
     readable = np.where(np.isfinite(cost_usd), cost_usd, np.nan)  # an unreadable cost carries no known money
     rejected = pd.DataFrame({
         "row": np.concatenate([line[m] for m, *_ in found]) if found else np.array([], dtype=np.int64),
@@ -347,7 +356,7 @@ def _tags(column: pd.Series) -> tuple[list[dict], np.ndarray]:
             out.append({})
             continue
         try:
-            value = json.loads(text)
+            value = json.loads(text, parse_constant=_no_constant)
         except (ValueError, RecursionError):
             value = None
         if not isinstance(value, dict):
@@ -361,6 +370,10 @@ def _tags(column: pd.Series) -> tuple[list[dict], np.ndarray]:
         out.append({_normal(k): (v if isinstance(v, str) else json.dumps(v)).strip() for k, v in value.items()
                     if v is not None and (not isinstance(v, str) or v.strip())})
     return out, problem
+
+
+def _no_constant(name):
+    raise ValueError(f"{name} is not JSON")  # NaN and Infinity: Python's json reads them, JSON has no such values
 
 
 def _tag_value(tags: dict, names: tuple) -> str | None:

@@ -101,8 +101,10 @@ class BillPanel:
             return
         try:
             self.review = compare(self.bill, self.timeline, self.start.value.strip() or None)
+            first = self.review.monthly.loc[self.review.monthly["plan_month"] == 1, "month"].iloc[0]
+            self.start.placeholder = f"YYYY-MM ({first})"  # the month used, when none is typed
         except ReviewError as error:
-            self._error(str(error), t("bill_not_compared", self.lang))
+            self._error(error.message(self.lang), t("bill_not_compared", self.lang))
             return
         self._render()
 
@@ -129,7 +131,9 @@ class BillPanel:
         notes = [t("bill_summary", lang).format(
             rows=len(bill.rows), name=self.name, rejected=rejected_rows, rejected_money=self._money(bill.rejected_usd),
             actual=self._money(to_date["actual_usd"].sum()), planned=self._money(to_date["planned_usd"].sum()),
-            forecast=self._money(review.forecast_usd))]
+            forecast=self._money(review.forecast_usd)),
+            t("bill_forecast_like", lang).format(forecast=self._money(review.forecast_usd),
+                                                 planned=self._money(review.planned_billed_usd))]
         charges = bill.by_charge_category()
         apart = charges.drop(["Usage", "Purchase"], errors="ignore")
         if (apart.abs() > 0.005).any():
@@ -159,8 +163,14 @@ class BillPanel:
             parts.append(f"<b>{html.escape(t('bill_flags', lang))}</b><ul>" + "".join(
                 f"<li>{html.escape(flag_text(f, lang, self.currency, rate))}</li>" for f in review.flags[:20]) + "</ul>")
         for key, table in review.tags.items():
+            order = table.assign(_size=table[["planned_usd", "actual_usd"]].abs().max(axis=1)).sort_values(
+                "_size", ascending=False)
+            shown = order.head(20)
+            more = len(order) - len(shown)
             parts.append(f"<b>{html.escape(t('bill_by_tag', lang).format(key=t(key, lang)))}</b>"
-                         + _table(table, ("value", "planned_usd", "actual_usd"), rate, self.currency, lang, key))
+                         + _table(shown, ("value", "planned_usd", "actual_usd"), rate, self.currency, lang, key)
+                         + (f"<div class='wb-notes'>{html.escape(t('bill_more_values', lang).format(count=more))}</div>"
+                            if more > 0 else ""))
         if len(bill.rejected):
             shown = bill.rejected.head(20).assign(reason=bill.reasons(lang).head(20))
             more = len(bill.rejected) - len(shown)

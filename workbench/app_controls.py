@@ -173,6 +173,11 @@ class FieldControl:
     def set_error(self, message):
         self.message.value = f"<span class='wb-error'>{html.escape(message)}</span>" if message else ""
 
+    def set_note(self, message):
+        """A boundary the value crosses (not an error: the value is used), beside the control."""
+        if not self.rejected:
+            self.message.value = f"<span class='wb-boundary'>{html.escape(message)}</span>" if message else ""
+
     # -- events ---------------------------------------------------------------------------------------
     def _emit(self, value):
         self.rejected, self.error = False, None

@@ -69,6 +69,22 @@ def tornado(frame: pd.DataFrame, *, title="Sensitivity", input_title="Input", ch
     )
 
 
+def levers(frame: pd.DataFrame, *, title="Levers: saving if nothing goes wrong, and after the risk",
+           lever_title="Lever", saving_title="Saving", currency="USD") -> alt.Chart:
+    """Per lever, two bars: the plain saving and the risk-adjusted one (a lever whose risk outweighs its saving
+    goes below zero), in the table's ranking. Frame: lever (its name), order, kind (plain / risk-adjusted), usd."""
+    kinds = frame["kind"].drop_duplicates().tolist()
+    return alt.Chart(_source(frame, "frame"), title=title, width=WIDTH,
+                     height=max(120, 30 * frame["lever"].nunique())).mark_bar().encode(
+        y=alt.Y("lever:N", title=lever_title, sort=alt.EncodingSortField("order", op="min")),
+        yOffset=alt.YOffset("kind:N", sort=kinds),
+        x=alt.X("usd:Q", title=f"{saving_title} [{currency}]", axis=alt.Axis(labelExpr=_BILLIONS)),
+        color=alt.Color("kind:N", title="", sort=kinds, scale=alt.Scale(domain=kinds, range=["#9ecae9", "#4c78a8"])),
+        tooltip=[alt.Tooltip("lever:N", title=lever_title), alt.Tooltip("kind:N", title=""),
+                 alt.Tooltip("usd:Q", title=f"{saving_title} [{currency}]", format=",.0f")],
+    )
+
+
 def split(frame: pd.DataFrame, *, title="Pre-training vs fine-tuning vs inference", group_title="Stage",
           cost_title="Cost", share_title="Share", currency="USD") -> alt.Chart:
     """Donut of the cost shares. Frame: group, cost, share."""

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 import re
 import sys
 
@@ -82,6 +81,10 @@ def build_parser() -> argparse.ArgumentParser:
     est.add_argument("--json", action="store_true", help="print one JSON object")
     gpus = commands.add_parser("gpus", help="the accelerator catalog")
     gpus.add_argument("--json", action="store_true", help="print JSON")
+    lev = _add_scenario_options(commands.add_parser(
+        "levers", help="what to change to spend less: each lever's saving, its risk and the risk-adjusted saving, "
+                       "ranked (same options as estimate)"))
+    lev.add_argument("--json", action="store_true", help="print JSON")
     sens = _add_scenario_options(commands.add_parser("sensitivity", help="what moves the total most (same options as estimate)"))
     sens.add_argument("--json", action="store_true", help="print JSON")
     link = _add_scenario_options(commands.add_parser("link", help="print links that open the app on a scenario (same options as estimate)"))
@@ -110,8 +113,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="the FOCUS cost column to total (default EffectiveCost: amortised, after discounts)")
     act.add_argument("--rate", action="append", default=[], metavar="CUR=UNITS",
                      help="units of a currency per USD for rows billed in it, e.g. --rate CNY=7.1 (repeatable)")
-    act.add_argument("--plan", metavar="PLAN", help="a programme file (.json or .toml), or a single scenario's JSON "
-                                                    "(the app's scenario download), to compare the bill with")
+    act.add_argument("--plan", metavar="PLAN", help="a programme file (.json or .toml), a single scenario's JSON "
+                                                    "(the app's scenario download) or a programme preset's id "
+                                                    "(assistant-7b), to compare the bill with")
     act.add_argument("--encoding", default="utf-8", help="the CSV's text encoding (default utf-8, as FOCUS asks; "
                                                          "e.g. latin-1 or cp1252 for an older tool's export)")
     act.add_argument("--start", metavar="YYYY-MM", help="the calendar month of the plan's month 1 (default: the "
@@ -120,6 +124,24 @@ def build_parser() -> argparse.ArgumentParser:
                                                                          "each alert line (30/50/80/100 %%) was crossed")
     act.add_argument("--json", action="store_true", help="print one JSON object")
     return parser
+
+
+def _print_top(table: pd.DataFrame, by: str, rows: int = 20) -> None:
+    """The largest ``rows`` values of a tag table, the unattributed spend always among them, and what is left."""
+    from .actuals import UNATTRIBUTED
+    order = table.assign(_size=table[by].abs()).sort_values("_size", ascending=False).drop(columns="_size")
+    shown = order.head(rows)
+    missing = order[(order["value"] == UNATTRIBUTED) & ~order.index.isin(shown.index)]
+    shown = pd.concat([shown, missing])
+    print(shown.to_string(index=False, float_format=_usd))
+    left = order[~order.index.isin(shown.index)]
+    if len(left):
+        print(f"... and {len(left):,} more values ({_usd(left[by].sum())} USD; --json lists them all)")
+
+
+def _usd(x: float) -> str:
+    """An amount: cents, or three significant digits below one dollar (a sample bill's charges are cents)."""
+    return f"{x + 0.0:,.2f}" if abs(x) >= 1 or x == 0 else f"{x:.3g}"
 
 
 def _positive_usd(text: str) -> float:
@@ -143,10 +165,12 @@ def _cmd_actuals(args) -> None:
         if not re.fullmatch(r"[A-Za-z]{3}", currency.strip()) or not (number > 0 and np.isfinite(number)):
             raise UsageError(f"--rate {item!r}: expected a three-letter currency code and a positive number of its "
                              "units per USD, e.g. --rate CNY=7.1")
+        if currency.strip().upper() in rates:
+            raise UsageError(f"--rate {item!r}: {currency.strip().upper()} is given twice; give each currency once")
         rates[currency.strip().upper()] = number
     if args.start and not args.plan:
         raise UsageError("--start places a plan's months: give --plan PLAN too")
-    plan = review.load_plan(Path(args.plan)) if args.plan else None
+    plan = review.load_plan(args.plan) if args.plan else None
     if plan is not None and not any(code.strip().upper() == "CNY" for code in rates):
         rates["CNY"] = float(plan.programme.base_scenario.cny_per_usd)  # the plan's own rate unless one is given
     result = actuals.read_focus(args.export, args.cost_column, rates, encoding=args.encoding)
@@ -178,29 +202,30 @@ def _cmd_actuals(args) -> None:
     print(result.by_month().to_string(float_format=lambda x: f"{x:,.2f}"))
     for key in result.attribution_keys:
         print(f"\nBy {key} [USD]:")
-        table = result.by_tag(key)
-        print(table.head(20).to_string(float_format=lambda x: f"{x:,.2f}"))
-        if len(table) > 20:
-            print(f"... and {len(table) - 20:,} more values ({table.iloc[20:].sum():,.2f} USD; --json lists them all)")
+        _print_top(result.by_tag(key).rename("cost_usd").rename_axis("value").reset_index(), "cost_usd")
     share = f" ({result.unattributed_usd / total:.0%} of the total)" if total else ""
+    credits = " (credits without tags make it negative)" if result.unattributed_usd < 0 else ""
     print(f"\nUnattributed (no tag for any of {', '.join(result.attribution_keys)}): "
-          f"{result.unattributed_usd:,.2f} USD{share}")
+          f"{result.unattributed_usd:,.2f} USD{share}{credits}")
     if isinstance(compared, review.Review):
-        print("\nAgainst the plan, to date [USD]:")
-        print(compared.by_category.to_string(index=False, float_format=lambda x: f"{x:,.2f}"))
+        print("\nAgainst the plan, over the months billed [USD] (ratio -: nothing planned):")
+        shown = compared.by_category.assign(ratio=compared.by_category["ratio"].map(
+            lambda r: "-" if not np.isfinite(r) else f"{r:.3f}"))
+        print(shown.to_string(index=False, float_format=lambda x: f"{x + 0.0:,.2f}"))
         months = compared.monthly.groupby(["month", "plan_month"], sort=False)[
             ["planned_usd", "actual_usd", "forecast_usd"]].sum().reset_index()
         print("\nBy month, all billed categories [USD] (forecast: as billed, then fixed lines at plan and elastic "
               "ones at the run-rate):")
         print(months.to_string(index=False, float_format=lambda x: f"{x:,.0f}"))
-        print(f"Forecast at the plan's end: {compared.forecast_usd:,.0f} USD on the bill, "
-              f"{compared.forecast_total_usd:,.0f} USD with what the bill does not show (plan: "
-              f"{compared.planned_total_usd:,.0f} USD)")
+        print(f"Forecast at the plan's end: {compared.forecast_usd:,.0f} USD on the bill against "
+              f"{compared.planned_billed_usd:,.0f} USD the plan puts on it; {compared.forecast_total_usd:,.0f} USD "
+              f"with what the bill does not show (staff, annotation at plan) against {compared.planned_total_usd:,.0f} "
+              "USD planned in all")
         for flag in compared.flags:
             print(f"  ! {flag['message']}")
         for key, table in compared.tags.items():
             print(f"\nAgainst the plan by {key}, over the months billed [USD]:")
-            print(table.to_string(index=False, float_format=lambda x: f"{x:,.2f}"))
+            _print_top(table, "actual_usd")
     if compared is not None:
         table = compared.alerts if isinstance(compared, review.Review) else compared
         if len(table):
@@ -212,7 +237,8 @@ def _cmd_actuals(args) -> None:
             print(table.to_string(index=False, float_format=lambda x: f"{x:,.2f}"))
     if len(result.rejected):
         print(f"\nRejected rows (left out of the totals; {result.rejected_usd:,.2f} USD on those whose cost could be read):")
-        print(result.rejected.head(50).to_string(index=False))
+        print(result.rejected.drop(columns="code").head(50).to_string(
+            index=False, formatters={"cost_usd": lambda x: "-" if not np.isfinite(x) else f"{x:,.2f}"}))
         if len(result.rejected) > 50:
             print(f"... and {len(result.rejected) - 50:,} more problems (--json lists them all)")
 
@@ -354,6 +380,29 @@ def _cmd_sensitivity(args) -> None:
     print(shown.to_string(index=False, float_format=lambda x: f"{x:,.4g}"))
 
 
+def _cmd_levers(args) -> None:
+    from .levers import levers
+    table = levers(_scenario(args))
+    if args.json:
+        print(json.dumps([{k: (None if isinstance(v, float) and not np.isfinite(v) else v) for k, v in row.items()
+                           if k != "applied"} for row in table.to_dict("records")], indent=2, allow_nan=False,
+                         default=_json_default))
+        return
+    usable = table[table["applicable"]]
+    print("Levers, ranked by risk-adjusted saving [USD] (saving: if nothing goes wrong; risk: the expected cost of "
+          "what may; days: training days saved)\n")
+    shown = usable[["lever", "saving_usd", "risk_usd", "risk_adjusted_saving_usd", "days_saved", "changes"]]
+    print(shown.to_string(index=False, float_format=lambda x: f"{x:,.0f}" if abs(x) >= 10 else f"{x:,.2f}"))
+    print("\nRisks:")
+    for row in usable.itertuples():
+        print(f"  {row.lever}: {row.risk} ({row.source})")
+        for warning in row.crosses:
+            print(f"    ! crosses a boundary: {warning}")
+    skipped = table[~table["applicable"]]
+    if len(skipped):
+        print("\nNot applicable here: " + "; ".join(f"{r.lever} ({r.why_not})" for r in skipped.itertuples()))
+
+
 def _cmd_link(args) -> None:
     scenario = _scenario(args)
     options = {"lang": args.lang, "currency": args.currency}
@@ -480,7 +529,7 @@ def main(argv=None) -> int:
         from .tables import check_all
         check_all()  # a bad data folder is refused first, with its file, row and column
         args = build_parser().parse_args(argv)
-        {"estimate": _cmd_estimate, "sensitivity": _cmd_sensitivity, "link": _cmd_link, "gpus": _cmd_gpus,
+        {"estimate": _cmd_estimate, "sensitivity": _cmd_sensitivity, "levers": _cmd_levers, "link": _cmd_link, "gpus": _cmd_gpus,
          "validate": _cmd_validate, "serve": _cmd_serve, "plan": _cmd_plan,
          "actuals": _cmd_actuals}[args.command](args)
     except (UsageError, ScenarioError, DataFileError, ValueError) as error:  # ActualsError, ReviewError too

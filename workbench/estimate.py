@@ -186,10 +186,10 @@ def broadcast_inputs(scenario: Scenario) -> dict[str, np.ndarray]:
             raise ValueError(f"{name}: batch fields must all have the same length ({shape[0]})") from None
     return out
 
-def _model(x: dict[str, np.ndarray]) -> tuple[dict[str, np.ndarray], list[Line]]:
-    """All figures (public ones only) and lines for broadcast inputs ``x``."""
+def _model(x: dict[str, np.ndarray]) -> tuple[dict[str, np.ndarray], list[Line], dict]:
+    """The public figures, the lines and every figure (internal ones too) for broadcast inputs ``x``."""
     f = figures.plan(x)
-    return {name: f[name] for name in figures.PUBLIC}, all_lines(x, f)
+    return {name: f[name] for name in figures.PUBLIC}, all_lines(x, f), f
 
 
 def _scalar(value):
@@ -223,7 +223,7 @@ def totals(scenario: Scenario) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """(total cost [USD], figures) for a scenario or batch, without building the lines table: the fast
     path for Monte Carlo and sweeps over very large batches."""
     inputs = broadcast_inputs(scenario)
-    figures, lines = _model(inputs)
+    figures, lines, _ = _model(inputs)
     check_serving(scenario, figures)
     return _checked_total(scenario, lines), figures
 
@@ -243,7 +243,7 @@ def estimate(scenario: Scenario | None = None, **changes) -> Estimate:
         scenario = scenario.replace(**changes)
     inputs = broadcast_inputs(scenario)
     shape = next(iter(inputs.values())).shape
-    figures, lines = _model(inputs)
+    figures, lines, everything = _model(inputs)
     check_serving(scenario, figures)
     total = _checked_total(scenario, lines)
     figures = {k: _scalar(np.broadcast_to(v, shape)) for k, v in figures.items()}
@@ -253,4 +253,5 @@ def estimate(scenario: Scenario | None = None, **changes) -> Estimate:
                     lines=lines_frame(lines, shape),
                     details={k: v for k, v in figures.items() if k not in headline},
                     defaults_used=defaults_used(scenario, figures) if single else {},
-                    warnings=warnings(scenario, {**figures, "total_cost_usd": _scalar(total)}) if single else [])
+                    warnings=warnings(scenario, {**everything, **figures, "total_cost_usd": _scalar(total)})
+                    if single else [])

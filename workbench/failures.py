@@ -5,11 +5,15 @@ failures; spot reclaims add nodes x their rate). Checkpointing every tau hours c
 delta each time; an interruption loses on average tau/2 of work plus the restart time, with every GPU
 billed while idle. The interval minimising the sum is tau ~= sqrt(2 delta M) for a cluster mean time
 between failures M (Young 1974, "A first order approximation to the optimum checkpoint interval";
-Daly 2006, FGCS 22(3)). All functions broadcast over numpy arrays.
+Daly 2006, FGCS 22(3)). An interruption whose failing node's logs were sampled away takes longer to recover
+from (:func:`restart_with_diagnosis_hours`); a lower training precision may diverge and restart
+(:func:`expected_divergence_gpu_hours`, ``data/precision_risks.csv``). All functions broadcast over numpy arrays.
 """
 from __future__ import annotations
 
 import numpy as np
+
+from .data import DataFileError, cached, data_dir, read_table
 
 #: Llama 3 405B pre-training (Dubey et al. 2024, arXiv:2407.21783, Sec. 3.3.4, Table 5): 419 unexpected
 #: interruptions during a 54-day snapshot on 16,384 H100 GPUs.
@@ -60,3 +64,45 @@ def overhead(wall_hours, n_gpus, interruptions_per_day, interval_hours, write_ho
     writes = np.where(finite, wall_hours / np.where(finite, interval, 1.0), 0.0)
     return {"interruptions": interruptions, "lost_gpu_hours": lost,
             "checkpoint_gpu_hours": writes * np.asarray(write_hours, dtype=float) * n_gpus, "checkpoints_written": writes}
+
+
+def restart_with_diagnosis_hours(restart_minutes, log_sampling_ratio, unlogged_diagnosis_minutes):
+    """Hours from an interruption to training again [h]: the restart, plus the search for the failing node when
+    its logs were sampled away ((1 - sampling) of interruptions; planning assumption, see the field's source)."""
+    sampling = np.clip(np.asarray(log_sampling_ratio, dtype=float), 0.0, 1.0)
+    return (np.asarray(restart_minutes, dtype=float) + (1.0 - sampling) * np.asarray(unlogged_diagnosis_minutes, dtype=float)) / 60.0
+
+
+@cached
+def precision_risks():
+    """``data/precision_risks.csv``: divergences per trillion tokens, the share of the run rolled back, and the
+    format the rest of the run falls back to, per training precision (each with its source)."""
+    table = read_table("precision_risks.csv", numeric=("divergence_per_trillion_tokens", "rollback_share"),
+                      required=("precision", "divergence_per_trillion_tokens", "rollback_share", "fallback_precision",
+                                "source"), key="precision",
+                       choices={"precision": {"bf16", "fp16", "fp8"}, "fallback_precision": {"bf16", "fp16", "fp8"}})
+    for column, high in (("divergence_per_trillion_tokens", 100.0), ("rollback_share", 1.0)):
+        bad = table[(table[column] < 0) | (table[column] > high)]
+        if len(bad):  # zero is allowed here (bf16, the reference), unlike read_table's bounds
+            raise DataFileError(str(data_dir() / "precision_risks.csv"), f"{bad[column].iloc[0]:g} is out of range "
+                                f"(allowed: 0 to {high:g})", int(bad.index.get_loc(bad.index[0])) + 2, column)
+    missing = {"bf16", "fp16", "fp8"} - set(table["precision"])
+    if missing:
+        raise DataFileError(str(data_dir() / "precision_risks.csv"), f"no row for {', '.join(sorted(missing))} "
+                            "(allowed: a row for each training precision)")
+    return table.set_index("precision")
+
+
+def divergence_probability(tokens, divergences_per_trillion_tokens):
+    """Probability that a run of ``tokens`` diverges at least once (Poisson events) [-]."""
+    rate = np.asarray(divergences_per_trillion_tokens, dtype=float) * np.asarray(tokens, dtype=float) / 1e12
+    return -np.expm1(-rate)
+
+
+def expected_divergence_gpu_hours(probability, gpu_hours, fallback_gpu_hours, rollback_share):
+    """Expected extra GPU-hours of divergence restarts [GPU-h]: with ``probability`` the run rolls back
+    ``rollback_share`` of itself and runs the rest in the fallback format, on average half the run (the divergence
+    falls anywhere in it)."""
+    gpu_hours = np.asarray(gpu_hours, dtype=float)
+    return np.asarray(probability, dtype=float) * (np.asarray(rollback_share, dtype=float) * gpu_hours
+                                                    + 0.5 * np.maximum(np.asarray(fallback_gpu_hours, dtype=float) - gpu_hours, 0.0))

@@ -29,6 +29,7 @@ PUBLIC = (
     "serving_output_tokens_per_second_per_gpu", "serving_prefill_share", "serving_cost_per_month_usd",
     "serving_cost_per_million_tokens_usd", "serving_cost_per_million_input_tokens_usd",
     "serving_cost_per_million_output_tokens_usd", "serving_cost_per_request_usd", "cny_per_usd", "n_gpus_wanted",
+    "young_daly_interval_hours", "divergence_probability", "serving_unserved_share",
 )
 _CLOUD_POWER = "0: electricity is included in the cloud GPU price (pricing is not self_hosted)"
 _CLOUD_OPS = "0: the cloud provider operates the hardware (pricing is not self_hosted)"
@@ -109,11 +110,42 @@ def gpu_price(x, f) -> dict:
     owned = np.isnan(price) & self_hosted
     amortised = ownership.amortised_usd_per_gpu_hour(purchase, x["server_share"], x["interconnect_share"],
                                                      x["useful_life_years"])
-    return {"price_per_gpu_hour": np.where(owned, amortised, price),
-            "price_source": np.where(owned, "self-hosted: purchase x (1 + server_share + interconnect_share) / "
-                                            "(useful_life_years x 8766 h) (Cottier et al. 2024)", price_source),
-            "cost_type": np.where((x["pricing"] == "on_demand") | (x["pricing"] == "spot"), "elastic", "fixed"),
-            "gpu_purchase_usd": purchase}
+    main_price = np.where(owned, amortised, price)
+    main_source = np.where(owned, "self-hosted: purchase x (1 + server_share + interconnect_share) / "
+                                  "(useful_life_years x 8766 h) (Cottier et al. 2024)", price_source)
+    modes = stage_modes(x)
+    stage_price, stage_source, stage_cost_type = {}, {}, {}
+    for stage, mode in modes.items():
+        usd, source = np.array(main_price, dtype=float), np.array(main_source, dtype=object)
+        other = mode != x["pricing"]  # a stage bought another way: its mode's rented price
+        if other.any():
+            usd[other], rented_source = prices.price_per_gpu_hour(x["gpu"][other], mode[other], x["provider"][other])
+            source[other] = [f"{stage.replace('_', ' ')} on {m}: {s}" for m, s in zip(mode[other], rented_source)]
+        stage_price[stage], stage_source[stage] = usd, source
+        stage_cost_type[stage] = np.where((mode == "on_demand") | (mode == "spot"), "elastic", "fixed")
+    return {"price_per_gpu_hour": main_price, "price_source": main_source, "cost_type": stage_cost_type["pretrain"],
+            "stage_mode": modes, "stage_price": stage_price, "stage_price_source": stage_source,
+            "stage_cost_type": stage_cost_type, "gpu_purchase_usd": purchase}
+
+
+#: The stage groups that may be bought another way than ``pricing`` (field: ``same`` or a rented mode).
+STAGE_PRICING_FIELDS = {"experiments": "experiment_pricing", "post_training": "post_training_pricing",
+                        "serving_base": "serving_pricing", "serving_peak": "serving_peak_pricing"}
+#: The price group of each training stage.
+PRICE_GROUP = {"pretrain": "pretrain", "sft": "post_training", "preference": "post_training",
+               "evaluation": "post_training", "experiments": "experiments"}
+
+
+def stage_modes(x) -> dict:
+    """The pricing mode of each price group: its field's mode, or ``pricing`` where the field is ``same`` (the
+    serving peak follows the serving base)."""
+    main = np.asarray(x["pricing"], dtype=object)
+    modes = {"pretrain": main}
+    for stage, name in STAGE_PRICING_FIELDS.items():
+        given = np.broadcast_to(np.asarray(x[name], dtype=object), main.shape)
+        fallback = modes["serving_base"] if stage == "serving_peak" else main
+        modes[stage] = np.where(given == "same", fallback, given)
+    return modes
 
 
 def post_training(x, f) -> dict:
@@ -141,23 +173,48 @@ def failures_and_stages(x, f) -> dict:
     stage's lost and checkpointing GPU-hours, and the stages' wall-clock days."""
     n_gpus = f["n_gpus"]
     checkpoint_bytes = storage.checkpoint_bytes(x["params"], x["checkpoint_bytes_per_param"])
-    node_reclaims = np.where(x["pricing"] == "spot", x["spot_interruptions_per_node_month"] / failures.DAYS_PER_MONTH, 0.0)
-    per_day = failures.cluster_interruptions_per_day(n_gpus, x["gpu_failure_rate_per_day"], n_gpus / x["gpus_per_node"],
-                                                     node_reclaims)
+    def interruptions(mode):
+        reclaims = np.where(mode == "spot", x["spot_interruptions_per_node_month"] / failures.DAYS_PER_MONTH, 0.0)
+        return failures.cluster_interruptions_per_day(n_gpus, x["gpu_failure_rate_per_day"], n_gpus / x["gpus_per_node"],
+                                                      reclaims)
+
+    per_day = interruptions(f["stage_mode"]["pretrain"])
+    # post-training on spot is reclaimed too; the checkpoint interval stays the cluster's (pre-training's)
+    post_per_day = interruptions(f["stage_mode"]["post_training"])
     mtbf = failures.mtbf_hours(per_day)
     write_hours = failures.checkpoint_write_hours(checkpoint_bytes, n_gpus, x["checkpoint_write_gb_per_s_per_gpu"])
     interval = fill(x["checkpoint_interval_hours"], failures.young_daly_interval_hours(write_hours, mtbf))
     stage_compute = {"pretrain": f["gpu_hours"], "sft": f["sft_gpu_hours"],
                      "preference": f["reward_model_gpu_hours"] + f["rollout_gpu_hours"] + f["policy_update_gpu_hours"],
                      "evaluation": f["evaluation_gpu_hours"]}
-    stage_overhead = {stage: failures.overhead(h / n_gpus, n_gpus, per_day, interval, write_hours,
-                                               x["restart_minutes"] / 60.0)
+    restart_hours = failures.restart_with_diagnosis_hours(x["restart_minutes"], x["log_sampling_ratio"],
+                                                          x["unlogged_diagnosis_minutes"])
+    stage_overhead = {stage: failures.overhead(h / n_gpus, n_gpus, per_day if stage == "pretrain" else post_per_day,
+                                               interval, write_hours, restart_hours)
                       for stage, h in stage_compute.items() if stage != "evaluation"}
+    # the expected divergence restarts of the training format, pre-training only (data/precision_risks.csv)
+    risks = failures.precision_risks()
+    precision = np.asarray(x["precision"], dtype=object)
+    distinct, back = np.unique(precision.astype(str), return_inverse=True)  # a batch holds a few formats
+    back = back.reshape(precision.shape)
+    rate = risks.loc[distinct, "divergence_per_trillion_tokens"].to_numpy(dtype=float)[back]
+    rollback = risks.loc[distinct, "rollback_share"].to_numpy(dtype=float)[back]
+    fallback = risks.loc[distinct, "fallback_precision"].to_numpy(dtype=object)[back]
+    fallback_peak = catalog.peak_flops_per_s(x["gpu"], fallback)
+    # an accelerator without the fallback format (V100: no bf16) restarts in its own: the rollback alone
+    fallback_peak = np.where(np.isfinite(fallback_peak) & (fallback_peak > 0), fallback_peak, f["peak_flops_per_s"])
+    fallback_hours = f["gpu_hours"] * f["peak_flops_per_s"] / fallback_peak
+    divergence_probability = failures.divergence_probability(x["tokens"], rate)
+    divergence_gpu_hours = failures.expected_divergence_gpu_hours(divergence_probability, f["gpu_hours"],
+                                                                 fallback_hours, rollback)
     stage_gpu_hours = {stage: h + (stage_overhead[stage]["lost_gpu_hours"] + stage_overhead[stage]["checkpoint_gpu_hours"]
                                    if stage in stage_overhead else 0.0) for stage, h in stage_compute.items()}
     stage_days = {stage: h / n_gpus / 24.0 for stage, h in stage_gpu_hours.items()}
     training_days = sum(stage_days.values())
     return {"checkpoint_bytes": checkpoint_bytes, "interruptions_per_day": per_day, "cluster_mtbf_hours": mtbf,
+            "restart_hours": restart_hours, "divergence_probability": divergence_probability,
+            "divergence_gpu_hours": divergence_gpu_hours, "young_daly_interval_hours":
+                failures.young_daly_interval_hours(write_hours, mtbf),
             "checkpoint_write_hours": write_hours, "checkpoint_interval_hours": interval,
             "stage_compute": stage_compute, "stage_overhead": stage_overhead, "stage_gpu_hours": stage_gpu_hours,
             "stage_days": stage_days, "training_days_total": training_days,
@@ -174,7 +231,7 @@ def serving_point(x, f) -> dict:
     self_hosted = x["pricing"] == "self_hosted"
     # owned GPUs cost the same idle or busy: a self-hosted fleet is sized for the peak whatever the provisioning
     autoscaled = (x["serving_provisioning"] == "autoscaling") & ~self_hosted
-    d_model, price = f["d_model"], f["price_per_gpu_hour"]
+    d_model = f["d_model"]
     heads = np.maximum(1.0, np.round(d_model / compute.HEAD_DIM))
     point = serving.plan(
         params=x["params"], active_params=f["active_params"], d_model=d_model, n_layers=f["n_layers"],
@@ -187,7 +244,9 @@ def serving_point(x, f) -> dict:
         output_tokens=x["output_tokens_per_request"], prefix_cache_hit_rate=x["prefix_cache_hit_rate"],
         tpot_target_s=x["tpot_target_ms"] / 1000.0, ttft_target_s=x["ttft_target_s"], max_batch=x["serving_max_batch"],
         gpus_per_node=x["gpus_per_node"], prefill_mode=x["serving_prefill"], replica_gpus=x["serving_tensor_parallel"],
-        tokens_per_second_per_gpu=x["serving_tokens_per_second_per_gpu"], requests_per_day=x["requests_per_day"],
+        tokens_per_second_per_gpu=x["serving_tokens_per_second_per_gpu"],
+        # replicas for headroom x demand (below 1: capacity short of the traffic, see serving_unserved_share)
+        requests_per_day=x["requests_per_day"] * x["serving_headroom"],
         peak_to_average=x["peak_to_average"], min_replicas=x["min_replicas"], autoscaling=autoscaled)
     replica_gpus, seconds = point["replica_gpus"], point["gpu_seconds_per_request"]
     tokens_per_request = x["input_tokens_per_request"] + x["output_tokens_per_request"]
@@ -201,7 +260,18 @@ def serving_point(x, f) -> dict:
         utilisation = np.where(np.isnan(serve_gpus) | np.isnan(seconds), np.nan,
                                np.where(serve_gpus > 0, x["requests_per_day"] / 86400.0 * seconds
                                         / np.where(serve_gpus > 0, serve_gpus, 1.0), 0.0))
-    month_usd = serve_gpus * serving.HOURS_PER_MONTH * price
+    # the always-on base and the autoscaled replicas above it, each bought as its pricing field says
+    month_usd = (base_gpus * f["stage_price"]["serving_base"]
+                 + (serve_gpus - base_gpus) * f["stage_price"]["serving_peak"]) * serving.HOURS_PER_MONTH
+    # capacity of at least the demand serves every request: the daily curve is walked only below it (a Monte Carlo
+    # of 100,000 draws would otherwise hold 100,000 x 288 steps)
+    short = np.broadcast_to(x["serving_headroom"] < 1.0, np.shape(serve_gpus)) & np.isfinite(serve_gpus)
+    unserved = np.zeros(np.shape(serve_gpus))
+    if short.any():
+        pick = lambda a: np.broadcast_to(np.asarray(a), np.shape(serve_gpus))[short]  # noqa: E731
+        unserved[short] = serving.unserved_share(
+            pick(x["requests_per_day"]), pick(point["requests_per_second_per_replica"]), pick(x["peak_to_average"]),
+            pick(x["min_replicas"]), pick(autoscaled), pick(x["serving_headroom"]))
     month_requests = x["requests_per_day"] * serving.DAYS_PER_MONTH
     month_in = month_requests * x["input_tokens_per_request"]
     month_out = month_requests * x["output_tokens_per_request"]
@@ -227,6 +297,7 @@ def serving_point(x, f) -> dict:
             "serving_ttft_s": point["ttft_s"], "serving_meets_targets": point["meets_targets"],
             "serving_fits": point["fits"], "serving_min_replica_gpus": point["min_replica_gpus"],
             "serving_utilisation": utilisation, "serving_gpus_per_node": x["gpus_per_node"],
+            "serving_unserved_share": np.where(np.isnan(serve_gpus), np.nan, unserved),
             "serving_kv_bytes_per_token": point["kv_bytes_per_token"], "serving_weight_bytes": point["weight_bytes"],
             "serving_tokens_per_second_per_gpu": throughput, "serving_output_tokens_per_second_per_gpu": output_throughput,
             "serving_prefill_share": point["prefill_share"], "serving_cost_per_month_usd": month_usd,

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import csv
 import json
+import warnings
+import zlib
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 #: Spare columns read after the header's: a record with more fields than the header fills them.
-EXTRA, SPARE = "\0extra", 4
+EXTRA, SPARE = "\0extra", 16
 
 
 class ActualsError(ValueError):
@@ -53,7 +55,10 @@ def header(path: Path, encoding: str = "utf-8-sig") -> list[str]:
             row = next(csv.reader(f), None)
     except UnicodeDecodeError as error:
         raise not_text(path, error, encoding) from None
-    except (OSError, EOFError, csv.Error) as error:
+    except UnicodeError as error:  # a codec that refuses the start of the file (UTF-16 without its mark)
+        raise ActualsError(f"{path}: is not {encoding} text ({error}); allowed: UTF-8, as FOCUS asks, or the "
+                           "file's own encoding") from None
+    except (OSError, EOFError, csv.Error, zlib.error) as error:
         raise ActualsError(f"{path}: not a readable FOCUS export (CSV, CSV.gz or Parquet): "
                            f"{str(error).splitlines()[0][:200]}") from None
     if not row:
@@ -90,8 +95,10 @@ def chunks(path: Path, header, columns, encoding: str, chunk_rows: int):
                  *(f"{EXTRA}{i}" for i in range(SPARE))]
         reader = pd.read_csv(path, header=None, skiprows=1, names=names, dtype=object, keep_default_na=False,
                              na_values=[], skip_blank_lines=False, compression="infer", encoding=encoding, engine="c",
-                             chunksize=chunk_rows)
-        with reader:
+                             chunksize=chunk_rows, index_col=False)
+        with reader, warnings.catch_warnings():
+            # a first record longer than the spare columns: its surplus is dropped, the spare ones still say so
+            warnings.simplefilter("ignore", pd.errors.ParserWarning)
             for frame in reader:
                 frame = frame[[*columns, *names[len(header):]]]
                 # a blank line: not a record (a record has its FOCUS columns); only rows whose first cell is
@@ -106,9 +113,13 @@ def chunks(path: Path, header, columns, encoding: str, chunk_rows: int):
         raise ActualsError(f"{path}: reading Parquet needs pyarrow ({error})") from None
     except UnicodeDecodeError as error:
         raise not_text(path, error, encoding) from None
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, OSError, ValueError) as error:
+    except pd.errors.ParserError as error:
+        raise ActualsError(f"{path}: not a readable FOCUS export: {str(error).splitlines()[0][:200]}; allowed: "
+                           f"records of at most the header's {len(header)} fields plus {SPARE} (a record with a few "
+                           "more is rejected on its own)") from None
+    except (pd.errors.EmptyDataError, OSError, EOFError, ValueError, zlib.error) as error:
         raise ActualsError(f"{path}: not a readable FOCUS export (CSV, CSV.gz or Parquet): "
-                           f"{str(error).splitlines()[0][:200]}") from None
+                           f"{str(error).splitlines()[0][:200] or type(error).__name__}") from None
 
 
 def tags_text(value) -> str:

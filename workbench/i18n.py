@@ -128,6 +128,10 @@ TEXT = {
     "reject_tags_nested": ("holds an object or list as a tag's value (FOCUS tags are key-value pairs of plain values)",
                            "标签值为对象或列表（FOCUS 标签是简单值的键值对）"),
     "(unattributed)": ("(unattributed)", "（未归属）"),
+    "bill_forecast_like": ("Like for like: {forecast} forecast on the bill against {planned} the plan puts on it",
+                           "同口径：账单预测 {forecast}，计划中体现在账单上的部分为 {planned}"),
+    "bill_more_values": ("... and {count:,} more values (workbench actuals --json lists them all)",
+                         "……另有 {count:,} 个取值（workbench actuals --json 可列出全部）"),
     "bill_credits": ("Apart from usage and purchases (all in the totals): {items}", "用量与购买以外的费用（均计入总额）：{items}"),
     "bill_unrecognised": ("{column}: values FOCUS does not define, counted as they are: {values}",
                           "{column}：FOCUS 未定义的取值，按原样计入：{values}"),
@@ -138,6 +142,20 @@ TEXT = {
                              "{resource}预算 {budget}：尚未用完，按预测在计划期内也不会用完"),
     "bill_more_rejected": ("... and {count:,} more problems (workbench actuals --json lists them all)",
                            "……另有 {count:,} 个问题（workbench actuals --json 可列出全部）"),
+    "levers_title": ("Levers: what to change to spend less", "优化杠杆：如何降低成本"),
+    "levers_find": ("Find levers", "查找杠杆"),
+    "levers_apply": ("Apply", "应用"),
+    "levers_hint": ("Prices each way to spend less on this scenario, with its risk (one batch of estimates).",
+                    "为当前方案计算每种降本方式及其风险（一次批量估算）。"),
+    "levers_explained": ("Ranked by risk-adjusted saving. Saving: if nothing goes wrong; risk: the expected cost of "
+                         "what may (modelled where the literature gives a basis, otherwise stated); Apply puts the "
+                         "lever into the scenario, its cluster kept.",
+                         "按风险调整后节省排序。节省：一切顺利时；风险：可能发生问题的期望成本（有文献依据处建模，"
+                         "否则文字说明）；“应用”将该杠杆放入方案，集群规模不变。"),
+    "levers_row": ("{name}: saves {saving}, risk {risk}, risk-adjusted {adjusted}, {days:+.1f} days ({changes})",
+                   "{name}：节省 {saving}，风险 {risk}，风险调整后 {adjusted}，{days:+.1f} 天（{changes}）"),
+    "levers_not_applicable": ("Not applicable here:", "此处不适用："),
+    "levers_crosses": ("Crosses a boundary:", "越过边界："),
     "bill_not_read": ("The billing export was not read", "账单导出未能读取"),
     "flag_over_plan": ("{category}: {actual} spent to date against {planned} planned ({change}; flagged above {limit})",
                        "{category}：迄今支出 {actual}，计划 {planned}（{change}；超过 {limit} 时提示）"),
@@ -145,6 +163,15 @@ TEXT = {
                        "{service}：每 {unit} 成本从 {start} 到 {end} 上升 {change}（{before} -> {after} {currency}）"),
     "flag_idle": ("{service} {resource}: {cost} billed over {rows} row(s) with no usage",
                   "{service} {resource}：{rows} 行计费共 {cost}，但没有用量"),
+    "flag_partial_month": ("the bill covers {share} of {month}: that month is compared with the same share of its "
+                           "plan, and the rest of it is forecast", "账单覆盖 {month} 的 {share}：该月按同样比例的计划比较，其余部分计入预测"),
+    "flag_months_missing": ("the bill has no charge in {count} month(s) between its first and last ({months}): a "
+                            "month missing from the export, or a stray date (set plan month 1)",
+                            "账单首末月之间有 {count} 个月没有费用（{months}）：导出缺月或日期有误（可设置计划第 1 个月）"),
+    "flag_no_billed_budget": ("the programme's budgets include what a bill does not show (staff, annotation), so no "
+                              "alert line is drawn on the bill; a budget of compute, storage, network, logging or "
+                              "security would be",
+                              "项目预算包含账单上看不到的费用（人员、标注），因此账单上不画预警线；算力、存储、网络、日志或安全预算会画出"),
     "flag_outside": ("{count} month(s) of the bill fall outside the plan ({months}): not compared",
                      "账单中有 {count} 个月不在计划期内（{months}）：未比较"),
     # the timeline's warnings ({money}: an amount in the display currency)

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from . import annotation, operations, serving, storage
+from .figures import PRICE_GROUP
 
 LINE_COLUMNS = ("scenario", "stage", "category", "item", "quantity", "unit", "unit_cost_usd", "cost_usd",
                 "cost_type", "formula", "source")
@@ -50,15 +51,21 @@ def all_lines(x, f) -> list[Line]:
     return lines + redundancy_lines(x, lines)
 
 
+def _price(group, f) -> tuple:
+    """(USD/GPU-h, cost type, source) of a price group (``pretrain``, ``post_training``, ``experiments``,
+    ``serving_base``, ``serving_peak``): bought as its pricing field says."""
+    return f["stage_price"][group], f["stage_cost_type"][group], f["stage_price_source"][group]
+
+
 def _compute(stage, item, gpu_hours, formula, f) -> Line:
-    return Line(stage, "compute", item, gpu_hours, "GPU-h", f["price_per_gpu_hour"], f["cost_type"], formula,
-                f["price_source"])
+    price, cost_type, source = _price(PRICE_GROUP[stage], f)
+    return Line(stage, "compute", item, gpu_hours, "GPU-h", price, cost_type, formula, source)
 
 
 def training_overheads(stage, x, f) -> list[Line]:
     """Host share, failures, logging, staff and power lines of a training stage."""
-    price, cost_type, stage_hours = f["price_per_gpu_hour"], f["cost_type"], f["stage_compute"][stage]
-    lines = [Line(stage, "compute", "host CPU share", stage_hours, "GPU-h", f["host_price"], cost_type,
+    (price, cost_type, _), stage_hours = _price(PRICE_GROUP[stage], f), f["stage_compute"][stage]
+    lines = [Line(stage, "compute", "host CPU share", stage_hours, "GPU-h", price * x["host_overhead_fraction"], cost_type,
                   "GPU-h x price x host_overhead_fraction", f["host_source"])]
     if stage in f["stage_overhead"]:
         o = f["stage_overhead"][stage]
@@ -93,10 +100,22 @@ def pretrain_lines(x, f) -> list[Line]:
                       "6·N_active·D·(1 + s/(12·d_model)) / (peak FLOP/s × MFU × 3600)", f),
              *training_overheads("pretrain", x, f)]
     experiment_share = x["experiment_fraction"] + x["ablation_runs"] * x["ablation_run_fraction"]
+    price, cost_type, source = _price("experiments", f)
     lines.append(Line("pretrain", "experiments", "trial-and-error and ablation runs", hours * experiment_share, "GPU-h",
-                      f["price_per_gpu_hour"], f["cost_type"],
-                      "pre-training GPU-h x (experiment_fraction + ablation_runs x ablation_run_fraction)",
-                      "LLaMA 1 development used ~3.4x the GPU-h of its final models (Touvron et al. 2023)"))
+                      price, cost_type, "pre-training GPU-h x (experiment_fraction + ablation_runs x ablation_run_fraction)",
+                      np.where(f["stage_mode"]["experiments"] != f["stage_mode"]["pretrain"], source,
+                               "LLaMA 1 development used ~3.4x the GPU-h of its final models (Touvron et al. 2023)")))
+    price, cost_type, _ = _price("pretrain", f)
+    allowed = np.asarray(x["divergence_allowance"]) == "expected"
+    lines.append(Line("pretrain", "failures", "divergence restarts (expected)",
+                      np.where(allowed, f["divergence_gpu_hours"], 0.0), "GPU-h", price, cost_type,
+                      "P(divergence) x (rollback_share x GPU-h + half the run in the fallback format); P = 1 - "
+                      "exp(-divergences per 1e12 tokens x tokens / 1e12)",
+                      np.where(~allowed, "0: divergence_allowance = none",
+                               np.where(np.asarray(f["divergence_gpu_hours"]) > 0,
+                                        "data/precision_risks.csv (Fishman et al. 2024 for fp8; planning assumptions)",
+                                        "0: bf16 is the reference format, with no divergence risk of its own "
+                                        "(data/precision_risks.csv)"))))
     return lines + storage_lines(x, f) + network_lines(x, f)
 
 
@@ -179,16 +198,18 @@ def evaluation_lines(x, f) -> list[Line]:
 def serving_lines(x, f) -> list[Line]:
     """Serving replicas (always-on base and autoscaled), response egress, request logs, power and operations."""
     self_hosted, serving_on, autoscaled = x["pricing"] == "self_hosted", f["serving_on"], f["serving_autoscaled"]
-    price, serve_hours, base_hours = f["price_per_gpu_hour"], f["serving_gpu_hours"], f["serving_base_gpu_hours"]
-    source = np.where(serving_on, f["price_source"], _NO_SERVING)
+    serve_hours, base_hours = f["serving_gpu_hours"], f["serving_base_gpu_hours"]
+    price, _, base_source = _price("serving_base", f)
+    peak_price, peak_cost_type, peak_source = _price("serving_peak", f)
+    source = np.where(serving_on, base_source, _NO_SERVING)
     return [
         Line("inference", "compute", "serving replicas (base)", base_hours, "GPU-h", price, "fixed",
              "replicas always running (fixed provisioning: the peak's; autoscaling: min_replicas) x GPUs per "
              "replica x 730.5 h x serving_months; replica throughput from the prefill/decode roofline", source),
-        Line("inference", "compute", "serving replicas (autoscaled)", serve_hours - base_hours, "GPU-h", price,
-             np.where(self_hosted, "fixed", "elastic"),
+        Line("inference", "compute", "serving replicas (autoscaled)", serve_hours - base_hours, "GPU-h", peak_price,
+             np.where(self_hosted, "fixed", peak_cost_type),
              "(average replicas over the daily traffic curve - min_replicas) x GPUs per replica x 730.5 h x serving_months",
-             np.where(autoscaled, source,
+             np.where(autoscaled, np.where(serving_on, peak_source, _NO_SERVING),
                       np.where(self_hosted, "0: owned GPUs cost the same idle or busy; the fleet is sized for the peak "
                                             "(self_hosted)",
                                "0: fixed provisioning runs the peak's replicas all day (serving_provisioning = fixed)"))),

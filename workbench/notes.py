@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import catalog, mfu, prices, scaling
+from . import boundaries, catalog, mfu, prices, scaling
 from .scenario import Scenario, ScenarioError, fields
 
 
@@ -102,7 +102,7 @@ def warnings(scenario: Scenario, figures: dict) -> list[str]:
     note = scaling.optimality_warning(figures["active_params"], scenario.tokens, scenario.scaling_law)
     if note:
         out.append(note)
-    return out
+    return out + boundaries.warnings(scenario, figures)
 
 
 def check_serving(scenario: Scenario, figures: dict) -> None:

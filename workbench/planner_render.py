@@ -10,7 +10,7 @@ from urllib.parse import urlencode
 import numpy as np
 import pandas as pd
 
-from . import charts, views
+from . import boundaries, charts, views
 from .i18n import t
 from .app_controls import GROUP_LABELS
 from .presets import presets
@@ -108,6 +108,8 @@ class PlannerRendering:
         if self.est is None:
             return
         started = time.perf_counter()
+        self.lever_panel.set_scenario(self.scenario)  # a new scenario clears the lever table: it was another's
+        self.lever_panel.set_language(self.lang, self.currency, views.rate(self.est, self.currency))
         # the link first: a page that shows the new charts already carries their link
         query = self.scenario.to_query()
         extra = {k: v for k, v in (("lang", self.lang), ("currency", self.currency)) if v not in ("en", "USD")}
@@ -168,8 +170,16 @@ class PlannerRendering:
                                f"<div class='wb-alerts'><b>{html.escape(t('alerts', lang))}</b> ({html.escape(basis)}): "
                                f"{alert_text}</div>")
         notes = est.warnings
+        self._show_boundaries()
         self.notes.value = ("<div class='wb-notes'><b>" + html.escape(t("warnings", lang)) + ":</b> "
                             + " ".join(html.escape(n) for n in notes) + "</div>") if notes else ""
+
+    def _show_boundaries(self):
+        """A boundary the scenario crosses is said beside its control too (controls built so far)."""
+        for note in self.est.warnings if self.est is not None else ():
+            control = self.controls.get(boundaries.field_of(note) or "")
+            if control is not None:
+                control.set_note(note)
 
     def _serving_text(self) -> str:
         """USD (or CNY) per million input / output / blended tokens, GPUs, replica, batch and latency; a price with

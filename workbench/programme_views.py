@@ -141,7 +141,7 @@ def cadence_sweep(programme, every_months=(1, 2, 3, 4, 6)) -> pd.DataFrame:
 
 def plan_vs_actual(review, lang="en", rate_usd=1.0) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(spend, alert lines) per budget of the review (the whole bill when it has no budget): cumulative billed spend
-    per month, planned and actual (the months billed so far): ``resource``, ``month`` (YYYY-MM), ``series``,
+    per month from the bill's first month, planned and actual (the months billed so far): ``resource``, ``month`` (YYYY-MM), ``series``,
     ``cost`` (display currency), ``series_order``; and ``resource``, ``label``, ``threshold``."""
     from .programme import RESOURCE_CATEGORIES
     from .review import BILLED, BILLED_AS
@@ -155,12 +155,13 @@ def plan_vs_actual(review, lang="en", rate_usd=1.0) -> tuple[pd.DataFrame, pd.Da
         mine = monthly[monthly["category"].isin(categories)].groupby(["plan_month", "month"], as_index=False)[
             ["planned_usd", "actual_usd"]].sum()
         label = t(resource, lang) if resource != "bill" else t("bill", lang)
+        # both from the bill's first month: the alert lines are on spend the bill shows, as the alert days are
+        mine = mine[mine["plan_month"] >= first]
         frames.append(pd.DataFrame({"resource": label, "month": mine["month"], "series": t("planned", lang),
                                     "cost": mine["planned_usd"].cumsum() * rate_usd, "series_order": 0}))
-        done = mine[(mine["plan_month"] >= first) & (mine["plan_month"] <= last)]
-        before = mine.loc[mine["plan_month"] < first, "planned_usd"].sum()  # months the bill does not cover: at plan
+        done = mine[mine["plan_month"] <= last]
         frames.append(pd.DataFrame({"resource": label, "month": done["month"], "series": t("actual", lang),
-                                    "cost": (before + done["actual_usd"].cumsum()) * rate_usd, "series_order": 1}))
+                                    "cost": done["actual_usd"].cumsum() * rate_usd, "series_order": 1}))
     alerts = review.alerts
     lines = pd.DataFrame({"resource": [t(r, lang) if r != "bill" else t("bill", lang) for r in alerts["resource"]],
                           "label": [f"{p:g} %" for p in alerts["percent"]],

@@ -27,10 +27,22 @@ BILLED_AS = {"compute": "compute", "failures": "compute", "experiments": "comput
              "security": "security", "annotation": None, "staff": None, "power": None, "redundancy": None}
 BILLED = ("compute", "storage", "network", "logging", "security")
 ALERT_PERCENTS = (30.0, 50.0, 80.0, 100.0)
+#: A last month billed for less than this share of its days is compared with that share of its plan.
+PARTIAL_MONTH = 0.97
+#: Budgets a bill cannot show apart: data processing is CPU time inside the bill's compute.
+NOT_ON_BILL_APART = ("data_processing",)
 
 
 class ReviewError(ValueError):
-    """A bill and a plan that cannot be compared (months that do not overlap, a bad start month)."""
+    """A bill and a plan that cannot be compared (months that do not overlap, a bad start month); ``zh``: the
+    message in Chinese."""
+
+    def __init__(self, message: str, zh: str = ""):
+        super().__init__(message)
+        self.zh = zh or message
+
+    def message(self, lang: str = "en") -> str:
+        return self.zh if lang == "zh" else str(self)
 
 
 @dataclass
@@ -46,13 +58,22 @@ class Review:
     planned_total_usd: float   # the whole plan over its horizon
     flags: list = field(default_factory=list)
     tags: dict = field(default_factory=dict)  # key -> frame: value, planned_usd, actual_usd (to date)
+    planned_billed_usd: float = 0.0  # what the plan puts on a cloud bill over its horizon (like for like)
 
     def to_dict(self) -> dict:
         # keys of their own: printed beside the bill's (by_category, by_tag), they must not replace them
         return {"monthly_vs_plan": records(self.monthly), "by_category_vs_plan": records(self.by_category),
                 "alerts": records(self.alerts), "forecast_usd": self.forecast_usd,
                 "forecast_total_usd": self.forecast_total_usd, "planned_total_usd": self.planned_total_usd,
-                "flags": self.flags, "by_tag_vs_plan": {k: records(v) for k, v in self.tags.items()}}
+                "planned_billed_usd": self.planned_billed_usd,
+                "flags": [_plain(flag) for flag in self.flags],
+                "by_tag_vs_plan": {k: records(v) for k, v in self.tags.items()}}
+
+
+def _plain(flag: dict) -> dict:
+    """A flag as JSON-safe values (a ratio with no plan to divide by is None)."""
+    return {k: (None if isinstance(v, (float, np.floating)) and not np.isfinite(v) else
+                float(v) if isinstance(v, np.floating) else v) for k, v in flag.items()}
 
 
 def records(frame: pd.DataFrame) -> list[dict]:
@@ -84,6 +105,8 @@ def load_plan(source) -> Timeline:
             data = json.loads(path.read_text(encoding="utf-8-sig"))
         except (ValueError, UnicodeDecodeError, OSError):
             data = None  # the programme reader names the problem
+        if isinstance(data, dict) and isinstance(data.get("scenario"), dict) and "total_cost_usd" in data:
+            data = data["scenario"]  # workbench estimate --json: the scenario it priced
         if isinstance(data, dict) and "workstreams" not in data and "horizon_months" not in data:
             return evaluate(of_scenario(Scenario.from_dict(data, single=True)))
     return evaluate(load(path))
@@ -113,23 +136,30 @@ def compare(bill: Actuals, plan, start: str | None = None, budget_usd: float | N
     plan = as_timeline(plan)
     rows = bill.rows
     if not len(rows):
-        raise ReviewError("the bill has no accepted row to compare (its rejected rows are listed without --plan)")
-    if budget_usd is not None and not (isinstance(budget_usd, (int, float)) and np.isfinite(budget_usd)
-                                       and budget_usd > 0):
-        raise ReviewError(f"budget_usd={budget_usd!r}: allowed: a positive amount in USD")
+        raise ReviewError("the bill has no accepted row to compare (its rejected rows are listed without --plan)",
+                          "账单没有可比较的有效行（被拒绝的行见下方列表）")
+    if budget_usd is not None and (isinstance(budget_usd, (bool, np.bool_))
+                                   or not isinstance(budget_usd, (int, float, np.integer, np.floating))
+                                   or not (np.isfinite(budget_usd) and 0 < budget_usd <= 1e15)):
+        raise ReviewError(f"budget_usd={budget_usd!r}: allowed: a positive amount in USD, at most 1e15",
+                          f"budget_usd={budget_usd!r}：应为正的美元金额，最多 1e15")
+    budget_usd = None if budget_usd is None else float(budget_usd)
     months = sorted(rows["month"].unique())
     try:
         if start is not None and not re.fullmatch(r"[0-9]{4}-(0[1-9]|1[0-2])", str(start)):
             raise ValueError(start)
         first = pd.Period(start or (months[0] if months else "1970-01"), "M")
     except (ValueError, TypeError):
-        raise ReviewError(f"start={start!r}: is not a month; allowed: YYYY-MM, the calendar month of plan month 1") from None
+        raise ReviewError(f"start={start!r}: is not a month; allowed: YYYY-MM, the calendar month of plan month 1",
+                          f"start={start!r}：不是月份；应为 YYYY-MM，即计划第 1 个月对应的日历月份") from None
     horizon = plan.programme.horizon_months
     calendar = [str(first + k) for k in range(horizon)]
     outside = sorted(set(months) - set(calendar))
     if months and not set(months) & set(calendar):
         raise ReviewError(f"the bill's months ({months[0]} to {months[-1]}) fall outside the plan's "
-                          f"{calendar[0]} to {calendar[-1]}; give start=YYYY-MM, the calendar month of plan month 1")
+                          f"{calendar[0]} to {calendar[-1]}; give start=YYYY-MM, the calendar month of plan month 1",
+                          f"账单月份（{months[0]} 至 {months[-1]}）不在计划期 {calendar[0]} 至 {calendar[-1]} 内；"
+                          "请设置计划第 1 个月对应的日历月份（YYYY-MM）")
     lines = plan.lines.assign(billed=plan.lines["category"].map(BILLED_AS))
     for key in plan.tag_keys:  # the plan's untagged lines and the bill's unattributed ones are one value
         lines[key] = lines[key].replace(UNTAGGED, UNATTRIBUTED)
@@ -145,7 +175,10 @@ def compare(bill: Actuals, plan, start: str | None = None, budget_usd: float | N
     # the months the bill covers: an export of this month alone is compared with this month's plan
     first_billed, last = min(billed_months, default=1), max(billed_months, default=0)
     covered = (monthly["plan_month"] >= first_billed) & (monthly["plan_month"] <= last)
-    to_date = monthly[covered]
+    # a bill that stops inside its last month (a review mid-month) is compared with that part of the month's plan
+    share = _covered_share(rows, calendar[last - 1]) if last else 1.0
+    weight = lambda m: np.where(np.asarray(m) == last, share, 1.0)  # noqa: E731 - plan share billed per plan month
+    to_date = monthly[covered].assign(planned_usd=lambda f: f["planned_usd"] * weight(f["plan_month"]))
     by_category = to_date.groupby("category", sort=False)[["planned_usd", "actual_usd"]].sum().reindex(BILLED).reset_index()
     by_category["difference_usd"] = by_category["actual_usd"] - by_category["planned_usd"]
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -160,34 +193,53 @@ def compare(bill: Actuals, plan, start: str | None = None, budget_usd: float | N
                          f"+{over_share:.0%})"}
              for r in by_category.itertuples() if r.over_plan]
     flags += _unit_cost_flags(rows, unit_cost_rise) + _idle_flags(rows)
+    span = [str(m) for m in pd.period_range(months[0], months[-1], freq="M")] if months else []
+    gaps = [m for m in span if m not in set(months)]
+    if gaps:  # a month with no charge inside the bill: a stray date, or a month missing from the export
+        flags.append({"kind": "months_missing", "months": gaps,
+                      "message": f"the bill has no charge in {len(gaps)} month(s) between its first and last "
+                                 f"({', '.join(gaps[:6])}{' ...' if len(gaps) > 6 else ''}): a month missing from the "
+                                 "export, or a stray date (plan month 1 is the bill's first month unless start is given)"})
     if outside:
         flags.append({"kind": "outside_plan", "months": outside,
                       "message": f"{len(outside)} month(s) of the bill fall outside the plan ({', '.join(outside[:6])}): "
                                  "not compared"})
 
-    # forecast at the plan's end: fixed lines at plan, elastic ones at the run-rate of the months billed so far
-    remaining = billed_lines[billed_lines["month"] > last]
+    if share < PARTIAL_MONTH:
+        flags.append({"kind": "partial_month", "month": calendar[last - 1], "share": share,
+                      "message": f"the bill covers {share:.0%} of {calendar[last - 1]}: that month is compared with "
+                                 "the same share of its plan, and the rest of it is forecast"})
+
+    # forecast at the plan's end, category by category: fixed lines at plan, elastic ones at the run-rate of the
+    # category's billed months ((actual - fixed planned) / elastic planned); months before the bill at plan
     before = float(billed_lines[billed_lines["month"] < first_billed]["cost_usd"].sum())  # not billed here: at plan
     span = billed_lines[(billed_lines["month"] >= first_billed) & (billed_lines["month"] <= last)]
-    elastic_planned = span[span["cost_type"] == "elastic"]["cost_usd"].sum()
-    fixed_planned = span[span["cost_type"] != "elastic"]["cost_usd"].sum()
+    span = span.assign(cost_usd=span["cost_usd"] * weight(span["month"]))
+    elastic = span["cost_type"] == "elastic"
+    elastic_planned = span[elastic].groupby("billed")["cost_usd"].sum()
+    fixed_planned = span[~elastic].groupby("billed")["cost_usd"].sum()
+    actual_by = to_date.groupby("category")["actual_usd"].sum()
+    run_rate = {c: (max(0.0, float(actual_by.get(c, 0.0)) - float(fixed_planned.get(c, 0.0)))
+                    / float(elastic_planned[c]) if float(elastic_planned.get(c, 0.0)) > 0 else 1.0) for c in BILLED}
     actual_to_date = float(to_date["actual_usd"].sum())
-    elastic_actual = max(0.0, actual_to_date - fixed_planned)  # what the bill shows beyond the fixed plan
-    run_rate = elastic_actual / elastic_planned if elastic_planned > 0 else 1.0
-    forecast = before + actual_to_date + float(remaining[remaining["cost_type"] != "elastic"]["cost_usd"].sum()) \
-        + run_rate * float(remaining[remaining["cost_type"] == "elastic"]["cost_usd"].sum())
+    # what is left: the months after the bill, and the unbilled rest of its last month
+    later = billed_lines[billed_lines["month"] >= max(last, 1)]
+    rest = np.where(later["month"] == last, 1.0 - share, 1.0)
+    rates = np.where(later["cost_type"] == "elastic", later["billed"].map(run_rate).to_numpy(dtype=float), 1.0)
+    ahead = later.assign(usd=later["cost_usd"] * rest * rates).groupby(["month", "billed"])["usd"].sum()
+    forecast = before + actual_to_date + float(ahead.sum()) if last else before + float(ahead.sum())
     not_billed = float(lines[lines["billed"].isna()]["cost_usd"].sum())
-    # month by month: at plan before the bill starts, as billed while it runs, then fixed lines at plan and elastic
-    # ones at the run-rate (the path the forecast at completion takes)
-    later = billed_lines[billed_lines["month"] > last]
-    ahead = (later.assign(usd=np.where(later["cost_type"] == "elastic", run_rate, 1.0) * later["cost_usd"])
-             .groupby(["month", "billed"])["usd"].sum())
+    # month by month: at plan before the bill starts, as billed while it runs (its last month completed at the
+    # run-rate), then the lines ahead (the path the forecast at completion takes)
     monthly["forecast_usd"] = [
-        p if m < first_billed else a if m <= last else float(ahead.get((m, c), 0.0))
+        p if m < first_billed else a + (float(ahead.get((m, c), 0.0)) if m == last else 0.0) if m <= last
+        else float(ahead.get((m, c), 0.0))
         for m, c, p, a in zip(monthly["plan_month"], monthly["category"], monthly["planned_usd"], monthly["actual_usd"])]
+    planned_billed = float(billed_lines["cost_usd"].sum())
 
     alerts = _alerts(bill, plan, calendar, budget_usd)
-    alerts["projected_month"] = _projected(alerts, monthly, calendar)
+    # the same basis as the crossing days: spend on the bill, from its first month
+    alerts["projected_month"] = _projected(alerts, monthly[monthly["plan_month"] >= first_billed], calendar)
     if budget_usd is None and plan.programme.budgets and not len(alerts):
         flags.append({"kind": "no_billed_budget", "message": "the programme's budgets ("
                       + ", ".join(plan.programme.budgets) + ") include what a bill does not show (staff, annotation): "
@@ -195,12 +247,13 @@ def compare(bill: Actuals, plan, start: str | None = None, budget_usd: float | N
     tags = {}
     for key in bill.attribution_keys:
         if key in plan.tag_keys:
-            planned_tag = span.groupby(key)["cost_usd"].sum()
+            planned_tag = span.groupby(key)["cost_usd"].sum()  # the billed months' plan (its last month's share)
             actual_tag = rows[rows["month"].isin(calendar[first_billed - 1:last])].groupby(key)["cost_usd"].sum()
             values = sorted(set(planned_tag.index) | set(actual_tag.index), key=str)
             tags[key] = pd.DataFrame({"value": values, "planned_usd": [float(planned_tag.get(v, 0.0)) for v in values],
                                       "actual_usd": [float(actual_tag.get(v, 0.0)) for v in values]})
-    return Review(monthly, by_category, alerts, forecast, forecast + not_billed, plan.total_cost_usd, flags, tags)
+    return Review(monthly, by_category, alerts, forecast, forecast + not_billed, plan.total_cost_usd, flags, tags,
+                  planned_billed)
 
 
 def billed_plan_total(plan) -> float:
@@ -219,8 +272,20 @@ def _alerts(bill: Actuals, plan: Timeline, calendar: list[str], budget_usd) -> p
     frames = [_crossings(rows[rows["category"].isin({BILLED_AS[c] for c in RESOURCE_CATEGORIES[resource]})],
                          resource, amount, percents)
               for resource, amount in (plan.programme.budgets or {}).items()
-              if resource in RESOURCE_CATEGORIES and all(BILLED_AS.get(c) for c in RESOURCE_CATEGORIES[resource])]
+              if resource in RESOURCE_CATEGORIES and resource not in NOT_ON_BILL_APART
+              and all(BILLED_AS.get(c) for c in RESOURCE_CATEGORIES[resource])]
     return pd.concat(frames, ignore_index=True) if frames else _crossings(rows.iloc[:0], "bill", 1.0, ())
+
+
+def _covered_share(rows: pd.DataFrame, month: str) -> float:
+    """The share of ``month`` (YYYY-MM) the bill covers: up to the latest charge's end within it."""
+    period = pd.Period(month, "M")
+    start, end = period.start_time, period.end_time.normalize() + pd.Timedelta(days=1)
+    mine = rows[rows["month"] == month]
+    if not len(mine):
+        return 1.0
+    reached = min(pd.Timestamp(mine["end"].max()), end)
+    return float(min(1.0, max((reached - start) / (end - start), 0.0)))
 
 
 def _projected(alerts: pd.DataFrame, monthly: pd.DataFrame, calendar: list[str]) -> list:
@@ -286,24 +351,26 @@ def bill_alerts(bill: Actuals, budget_usd: float) -> pd.DataFrame:
     return _crossings(bill.rows, "bill", float(budget_usd), ALERT_PERCENTS)
 
 
-#: The FOCUS service each billed category is written as in :func:`demo_export`.
-DEMO_SERVICES = {"compute": ("Compute", "Amazon Elastic Compute Cloud", "Hours"),
-                 "storage": ("Storage", "Amazon Simple Storage Service", "GB-Mo"),
-                 "network": ("Networking", "AWS Data Transfer", "GB"),
-                 "logging": ("Management and Governance", "AmazonCloudWatch", "GB"),
-                 "security": ("Security", "AWS Security Hub", "Findings")}
+#: The FOCUS service each billed category is written as in :func:`demo_export`, its unit, and the price per unit
+#: a non-compute category's quantity is derived at (compute's quantity is the plan's GPU-hours).
+DEMO_SERVICES = {"compute": ("Compute", "Amazon Elastic Compute Cloud", "Hours", None),
+                 "storage": ("Storage", "Amazon Simple Storage Service", "GB-Mo", 0.023),
+                 "network": ("Networking", "AWS Data Transfer", "GB", 0.09),
+                 "logging": ("Management and Governance", "AmazonCloudWatch", "GB", 0.5),
+                 "security": ("Security", "AWS Security Hub", "Findings", 0.001)}
 
 
 def demo_export(plan: Timeline, path, months: int = 3, start: str = "2025-01", factors: dict | None = None,
                 idle_usd: float = 0.0) -> Path:
     """A FOCUS CSV export of the plan's first ``months`` as a bill would show them: one row per day, billed
-    category and team (the plan's billed lines spread evenly over the month), each category's cost x
-    ``factors[category]`` (a drift from plan), plus an idle volume billed ``idle_usd`` a day with no usage.
+    category and tag set (the plan's billed lines spread evenly over the month, tagged with the plan's team,
+    project and model version), each category's cost x ``factors[category]`` (a drift from plan; the quantity
+    stays the plan's, so the unit cost drifts too), plus an idle volume billed ``idle_usd`` a day with no usage.
     For demonstrations and tests: the plan's own numbers, so that the review's answers can be checked."""
     import csv
     lines = plan.lines.assign(billed=plan.lines["category"].map(BILLED_AS)).dropna(subset=["billed"])
-    team = lines["team"] if "team" in lines else pd.Series(UNTAGGED, index=lines.index)
-    monthly = lines.assign(team=team).groupby(["month", "billed", "team"])["cost_usd"].sum()
+    keys = [k for k in plan.tag_keys if k in lines]
+    monthly = lines.groupby(["month", "billed", *keys])[["cost_usd", "gpu_hours"]].sum()
     first = pd.Period(start, "M")
 
     def row(day, service_category, service, unit, usd, quantity, resource, tags):
@@ -314,15 +381,19 @@ def demo_export(plan: Timeline, path, months: int = 3, start: str = "2025-01", f
                 "ConsumedUnit": unit, "ResourceId": resource, "ProviderName": "AWS", "Tags": tags}
 
     rows = []
-    for (month, category, owner), usd in monthly.items():
+    for index, (usd, gpu_hours) in monthly.iterrows():
+        month, category, *values = index
         if month > months:
             continue
         period = first + (month - 1)
-        service_category, service, unit = DEMO_SERVICES[category]
-        daily = usd * (factors or {}).get(category, 1.0) / period.days_in_month
-        tags = "NULL" if owner == UNTAGGED else json.dumps({"team": owner})
-        for day in pd.date_range(period.start_time, periods=period.days_in_month, freq="D"):
-            rows.append(row(day, service_category, service, unit, daily, max(daily, 0.0), "", tags))
+        service_category, service, unit, unit_price = DEMO_SERVICES[category]
+        days = period.days_in_month
+        quantity = gpu_hours if unit_price is None else max(usd, 0.0) / unit_price
+        tags = {k: v for k, v in zip(keys, values) if v != UNTAGGED}
+        text = json.dumps(tags) if tags else "NULL"
+        for day in pd.date_range(period.start_time, periods=days, freq="D"):
+            rows.append(row(day, service_category, service, unit, usd * (factors or {}).get(category, 1.0) / days,
+                            max(quantity, 0.0) / days, "", text))
     if idle_usd:
         period_days = pd.date_range(first.start_time, (first + (months - 1)).end_time.normalize(), freq="D")
         for day in period_days:
@@ -338,7 +409,7 @@ def demo_export(plan: Timeline, path, months: int = 3, start: str = "2025-01", f
 
 def flag_text(flag: dict, lang: str = "en", currency: str = "USD", rate: float = 1.0) -> str:
     """A flag's message in ``lang``, amounts in ``currency`` at ``rate`` per USD (English: ``flag["message"]``)."""
-    if lang != "zh" and currency == "USD":
+    if lang != "zh" and currency == "USD" and flag["kind"] != "no_billed_budget":
         return flag["message"]
     from .i18n import t
     kind = flag["kind"]
@@ -359,4 +430,10 @@ def flag_text(flag: dict, lang: str = "en", currency: str = "USD", rate: float =
                                            cost=money(flag["cost_usd"], 2), rows=flag["rows"])
     if kind == "outside_plan":
         return t("flag_outside", lang).format(count=len(flag["months"]), months=", ".join(flag["months"][:6]))
+    if kind == "partial_month":
+        return t("flag_partial_month", lang).format(share=f"{flag['share']:.0%}", month=flag["month"])
+    if kind == "months_missing":
+        return t("flag_months_missing", lang).format(count=len(flag["months"]), months=", ".join(flag["months"][:6]))
+    if kind == "no_billed_budget":
+        return t("flag_no_billed_budget", lang)
     return flag["message"]

@@ -128,7 +128,10 @@ ENGINE_CHOICES = {"precision": ("bf16", "fp16", "fp8"),
                   "attention_kernel": ("flash", "standard"),
                   "weight_precision": ("bf16", "fp16", "fp8", "int8", "int4"),
                   "kv_cache_precision": ("bf16", "fp16", "fp8", "int8", "int4"),
-                  "serving_prefill": ("interleaved", "disaggregated"), "serving_provisioning": ("fixed", "autoscaling")}
+                  "serving_prefill": ("interleaved", "disaggregated"), "serving_provisioning": ("fixed", "autoscaling"),
+                  **{name: ("same", "on_demand", "reserved_1y", "reserved_3y", "spot") for name in
+                     ("experiment_pricing", "post_training_pricing", "serving_pricing", "serving_peak_pricing")},
+                  "divergence_allowance": ("expected", "none")}
 #: Largest value the formulas give a meaning to (a ZeRO stage 4 or an MFU above 1 does not exist).
 ENGINE_MAX = {"zero_stage": 3, "mfu": 1, "rollout_mfu": 1, "serving_mfu": 1, "usable_memory_fraction": 1,
               "power_utilisation": 1, "sft_trainable_fraction": 1, "log_sampling_ratio": 1, "annotation_qa_share": 1,
@@ -140,12 +143,13 @@ POSITIVE_FIELDS = frozenset((
     "micro_batch_size", "min_replicas", "n_gpus", "n_kv_heads", "n_layers", "params", "peak_to_average", "pipeline_parallel",
     "power_utilisation", "preference_tokens_per_pair", "pue", "redundancy_factor", "reward_model_params",
     "rl_samples_per_prompt", "rl_tokens_per_sample", "rollout_mfu", "seq_len", "server_power_factor", "serving_mfu",
-    "serving_mbu", "serving_max_batch", "serving_tensor_parallel", "tpot_target_ms", "ttft_target_s",
+    "serving_mbu", "serving_max_batch", "serving_tensor_parallel", "serving_headroom", "tpot_target_ms", "ttft_target_s",
     "serving_tokens_per_second_per_gpu", "sft_tokens_per_example", "sft_trainable_fraction", "target_days",
     "tensor_parallel", "tokens", "usable_memory_fraction", "useful_life_years"))
 FIELD_NAMES = (
     "name", "params", "active_params", "tokens", "seq_len", "d_model", "n_layers", "n_kv_heads", "gpu", "precision", "n_gpus",
-    "target_days", "gpus_per_node", "mfu", "pricing", "provider", "price_per_gpu_hour", "recompute",
+    "target_days", "gpus_per_node", "mfu", "pricing", "experiment_pricing", "post_training_pricing", "serving_pricing",
+    "serving_peak_pricing", "provider", "price_per_gpu_hour", "recompute",
     "zero_stage", "tensor_parallel", "pipeline_parallel", "gradient_precision", "attention_kernel", "micro_batch_size", "usable_memory_fraction", "scaling_law",
     "host_overhead_fraction", "sft_examples", "sft_tokens_per_example", "sft_epochs", "sft_trainable_fraction",
     "preference_pairs", "preference_tokens_per_pair", "reward_model_params", "reward_model_epochs",
@@ -153,7 +157,7 @@ FIELD_NAMES = (
     "eval_tokens_per_checkpoint", "serving_months", "requests_per_day", "input_tokens_per_request",
     "output_tokens_per_request", "peak_to_average", "min_replicas", "serving_tokens_per_second_per_gpu",
     "serving_mfu", "weight_precision", "kv_cache_precision", "serving_mbu", "tpot_target_ms", "ttft_target_s",
-    "serving_max_batch", "serving_tensor_parallel", "serving_prefill", "prefix_cache_hit_rate", "serving_provisioning",
+    "serving_max_batch", "serving_tensor_parallel", "serving_prefill", "prefix_cache_hit_rate", "serving_provisioning", "serving_headroom",
     "egress_bytes_per_output_token", "request_log_sampling", "bytes_per_token", "dataset_copies", "checkpoint_bytes_per_param", "checkpoints_kept_hot",
     "checkpoints_kept_object", "retention_months", "archive_months", "hot_storage_usd_per_gb_month",
     "object_storage_usd_per_gb_month", "archive_storage_usd_per_gb_month", "ingest_usd_per_gb",
@@ -162,7 +166,7 @@ FIELD_NAMES = (
     "log_gb_per_gpu_day", "log_retention_days", "log_sampling_ratio", "log_usd_per_gb_month", "staff_fte",
     "staff_months", "staff_usd_per_month", "ops_fte_per_1000_gpus", "gpu_failure_rate_per_day",
     "checkpoint_interval_hours", "checkpoint_write_gb_per_s_per_gpu", "restart_minutes",
-    "spot_interruptions_per_node_month", "experiment_fraction", "ablation_runs", "ablation_run_fraction",
+    "spot_interruptions_per_node_month", "unlogged_diagnosis_minutes", "divergence_allowance", "experiment_fraction", "ablation_runs", "ablation_run_fraction",
     "redundancy_factor", "budget_usd", "alert_percents", "cny_per_usd", "gpu_purchase_usd", "useful_life_years",
     "server_share", "interconnect_share", "server_power_factor", "power_utilisation", "pue", "usd_per_kwh",
 )

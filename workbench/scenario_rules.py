@@ -111,6 +111,44 @@ def _check_combination(v: dict):
                                     "、".join(offered) if offered else "填写每 GPU 小时价格（没有供应商记录）") from None
 
 
+    _check_stage_pricing(v, gpu)
+
+
+#: Fields that buy a stage another way than ``pricing`` (see figures.STAGE_PRICING_FIELDS).
+STAGE_PRICING = ("experiment_pricing", "post_training_pricing", "serving_pricing", "serving_peak_pricing")
+
+
+def _check_stage_pricing(v: dict, gpu):
+    """A stage bought another way is rented: it needs a cloud cluster's pricing and a price on record."""
+    main = np.asarray(v["pricing"], dtype=object)
+    for name in STAGE_PRICING:
+        stage_mode, main_mode, sku, provider = np.broadcast_arrays(
+            np.asarray(v[name], dtype=object), main, gpu, np.asarray(v["provider"], dtype=object))
+        other = stage_mode != "same"
+        if (other & (main_mode == "self_hosted")).any():
+            raise ScenarioError(name, _first_value(stage_mode, other & (main_mode == "self_hosted")),
+                                "is not same while pricing is self_hosted (owned GPUs run every stage)",
+                                "same, or a cloud pricing mode for the cluster",
+                                "same；或将集群计价方式设为云上模式")
+        for key in {tuple(k) for k in zip(sku[other].ravel(), stage_mode[other].ravel(), provider[other].ravel())}:
+            if not _priced(*key):
+                offered = [m for m in ("on_demand", "reserved_1y", "reserved_3y", "spot") if _priced(key[0], m, key[2])]
+                raise ScenarioError(name, key[1], f"has no price on record for {key[0]} from provider {key[2]} "
+                                    "(data/prices.csv)", ", ".join(["same", *offered]), "、".join(["same", *offered]))
+
+
+def _priced(sku, mode, provider) -> bool:
+    try:
+        prices.lookup(sku, mode, provider)
+    except prices.PriceNotFoundError:
+        return False
+    return True
+
+
+def _first_value(values, mask):
+    return np.ravel(values)[int(np.argmax(np.ravel(mask)))]
+
+
 def _first(mask, values, limits) -> tuple[float, float]:
     """(value, limit) at the first element where ``mask`` holds: messages name a number, not an array."""
     mask, values, limits = np.broadcast_arrays(mask, np.asarray(values, dtype=float), np.asarray(limits, dtype=float))

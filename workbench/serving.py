@@ -181,6 +181,23 @@ def provisioned_replicas(requests_per_day, requests_per_second_per_replica, peak
     return running, peak
 
 
+def unserved_share(requests_per_day, requests_per_second_per_replica, peak_to_average, min_replicas, autoscaling,
+                   headroom):
+    """Share of a day's requests beyond the capacity provisioned at ``headroom`` x demand [fraction]: dropped or
+    queued. Fixed provisioning holds the capacity of ``headroom`` x the peak all day; autoscaling, ``headroom`` x the
+    traffic of each step of :func:`daily_profile` (whole replicas, at least ``min_replicas``, in both)."""
+    average_rps, capacity, ratio, minimum, autoscaling, headroom = np.broadcast_arrays(
+        np.asarray(requests_per_day, dtype=float) / 86400.0, np.asarray(requests_per_second_per_replica, dtype=float),
+        np.asarray(peak_to_average, dtype=float), np.asarray(min_replicas, dtype=float), np.asarray(autoscaling, dtype=bool),
+        np.asarray(headroom, dtype=float))
+    demand = average_rps[..., None] * daily_profile(ratio)
+    wanted = np.where(autoscaling[..., None], demand, (average_rps * ratio)[..., None]) * headroom[..., None]
+    served = replicas_needed(wanted, capacity[..., None], minimum[..., None]) * capacity[..., None]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        short = np.maximum(demand - served, 0.0).sum(axis=-1) / demand.sum(axis=-1)
+    return np.where(np.isfinite(short), short, 0.0)
+
+
 def tokens_per_month(requests_per_day, tokens_per_request):
     """Tokens served per month [token]."""
     return np.asarray(requests_per_day, dtype=float) * np.asarray(tokens_per_request, dtype=float) * DAYS_PER_MONTH

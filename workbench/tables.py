@@ -2,8 +2,9 @@
 (with the file, row and column of the first problem) rather than half-way through a command or a page."""
 from __future__ import annotations
 
-from . import (actuals, catalog, data, hidden, mfu, ownership, presets, prices, programme_presets, scaling, scenario, timeline,
-               uncertainty)
+from . import (actuals, boundaries, catalog, data, failures, hidden, mfu, ownership, presets, prices, programme_presets,
+               scaling, scenario, timeline, uncertainty)
+from .levers import lever_table  # the module's name is the function's: workbench.levers is levers()
 
 
 def check_all() -> None:
@@ -25,3 +26,6 @@ def check_all() -> None:
     hidden.table()
     actuals.category_table()
     actuals.tag_keys()
+    failures.precision_risks()
+    boundaries.table()
+    lever_table()

@@ -23,6 +23,7 @@ from .estimate import estimate
 from .data import DataFileError
 from .i18n import t
 from .downloads import Downloads
+from .levers_app import LeverPanel
 from .livechart import LiveChart
 from .presets import presets
 from .scenario import Scenario, ScenarioError, fields
@@ -200,6 +201,7 @@ class Planner(PlannerRendering):
         self.compare_table = html_widget()
         self.compare_box = box(w.VBox, [box(w.HBox, [self.pin_button, self.unpin_button]), self.compare_hint,
                                         self.compare_table])
+        self.lever_panel = LeverPanel(self._apply_lever, self.lang, self.currency)
 
         self.lines_title = html_widget()
         self.lines_table = w.HTML(layout=w.Layout(max_height="420px", overflow="auto"))
@@ -215,7 +217,8 @@ class Planner(PlannerRendering):
         header = box(w.VBox, [self.title, box(w.HBox, [self.view_toggle, self.preset, self.language,
                                                        self.currency_toggle]), self.link, self.banner])
         left = box(w.VBox, [self.main_box, self.advanced_title, self.advanced], width="500px", min_width="500px")
-        self.figures = right = box(w.VBox, [self.chart, self.timing, self.compare_box, self.lines_title, self.downloads,
+        self.figures = right = box(w.VBox, [self.chart, self.timing, self.compare_box, self.lever_panel.widget,
+                                            self.lines_title, self.downloads,
                              box(w.HBox, [self.png_button, self.upload]), self.png_links, self.upload_message,
                              self.lines_table], flex="1 1 0", min_width="640px")
         style = html_widget("<style>" + CSS + "</style>")
@@ -243,6 +246,7 @@ class Planner(PlannerRendering):
             names = [f.name for f in fields().values() if f.group == group and f.name not in MAIN_FIELDS]
             box.children = [self._control(name).widget for name in names]
             self._show_resolved()
+            self._show_boundaries()
 
     # -- events ---------------------------------------------------------------------------------------
     @_safe
@@ -412,6 +416,9 @@ class Planner(PlannerRendering):
             log.exception("estimating a scenario failed: %s", scenario.to_json())
             self._show_banner([t("internal_error", self.lang)])
         return None
+
+    def _apply_lever(self, scenario):
+        self.set_scenario(scenario)
 
     def _accept(self, scenario, results, started):
         self.last_recompute_ms = (time.perf_counter() - started) * 1000.0

@@ -1,0 +1,231 @@
+"""Levers: what to change to spend less, what each change saves, and the risk it adds.
+
+Every lever the planning guides name that the model can price is a row of ``data/levers.csv``: its changes to a
+scenario (``field=value``, or ``field=x1.15`` for a multiple of the value in use, ``checkpoint_interval_hours=optimum``
+for the Young/Daly interval), when it applies, the risk in words and its source. :func:`levers` applies each to
+the scenario and prices them all in one batched :func:`~workbench.estimate.estimate`:
+
+* ``risk_adjusted_saving_usd``: the change in the total with the lever applied, its risks priced as the engine
+  prices them; the table is ranked by it;
+* ``saving_usd``: the plain saving, the same change with the lever's risk switched off (``risk_off`` in the table:
+  no divergence allowance for a lower precision, no extra diagnosis time for sampled logs, no reclaims for spot),
+  that is, if nothing goes wrong;
+* ``risk_usd`` = ``saving_usd`` - ``risk_adjusted_saving_usd``: the expected cost of the risk, including what it
+  does to the rest of the plan (a longer run pays staff longer). A reservation adds the hours of its one-year
+  commitment the plan leaves idle. Risks the model does not price are stated in ``risk`` with a source.
+
+The scenario is evaluated with ``divergence_allowance=expected``, so that a lower precision carries its risk.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from .boundaries import field_of
+from .data import DataFileError, cached, data_dir, read_table
+from .scenario import Scenario, ScenarioError, fields
+
+#: One year of hours, the term of a 1-year reservation [h].
+HOURS_PER_YEAR = 8766.0
+HOURS_PER_MONTH = HOURS_PER_YEAR / 12.0
+COLUMNS = ("lever", "name", "changes", "applicable", "saving_usd", "risk_usd", "risk_adjusted_saving_usd",
+           "days_saved", "total_usd", "risk", "source", "crosses", "why_not", "applied")
+
+
+#: The conditions ``applies_when`` may name (see :func:`_conditions`).
+CONDITIONS = ("cloud", "not_spot", "on_demand", "not_reserved", "has_fp8", "not_fp8", "serving", "fixed", "serving_bf16",
+              "no_prefix_cache", "checkpoint_interval_hours")
+
+
+@cached
+def lever_table() -> pd.DataFrame:
+    """``data/levers.csv``: lever, name, changes, risk_off, applies_when, risk, source; every change names a
+    scenario field and a value (``x`` and a factor, ``optimum``, ``average`` or a value the field allows), every
+    condition is one of :data:`CONDITIONS`."""
+    frame = read_table("levers.csv", required=("lever", "name", "changes", "risk", "source"), key="lever")
+    path, spec = str(data_dir() / "levers.csv"), fields()
+    for number, row in enumerate(frame.itertuples(), start=2):
+        for column in ("changes", "risk_off"):
+            for item in filter(None, (part.strip() for part in str(getattr(row, column) or "").split(";"))):
+                name, _, value = item.partition("=")
+                if name not in spec:
+                    raise DataFileError(path, f"{name!r} is not a scenario field", number, column)
+                try:
+                    if value.startswith("x"):
+                        float(value[1:])
+                    elif value not in ("optimum", "average"):
+                        Scenario(**{name: _typed(spec[name], value)})
+                except (ValueError, ScenarioError) as error:
+                    raise DataFileError(path, f"{item!r}: {error}", number, column) from None
+        for condition in filter(None, str(row.applies_when or "").split(";")):
+            if condition not in CONDITIONS:
+                raise DataFileError(path, f"{condition!r} is not a condition (allowed: {', '.join(CONDITIONS)})",
+                                    number, "applies_when")
+    return frame
+
+
+def _conditions(scenario: Scenario, details: dict) -> dict:
+    """The conditions ``applies_when`` may name -> (holds, the reason it does not)."""
+    from . import catalog
+    serving = scenario.serving_months > 0
+    has_fp8 = np.isfinite(float(catalog.peak_flops_per_s(scenario.gpu, "fp8")))
+    return {
+        "cloud": (scenario.pricing != "self_hosted", "the cluster is self-hosted"),
+        "not_spot": (scenario.pricing != "spot", "pricing is already spot"),
+        "on_demand": (scenario.pricing == "on_demand", f"pricing is {scenario.pricing}, not on_demand"),
+        "not_reserved": (scenario.serving_pricing in ("same", "on_demand", "spot") and scenario.pricing not in
+                         ("reserved_1y", "reserved_3y"), "serving is already reserved"),
+        "has_fp8": (has_fp8, f"{scenario.gpu} has no fp8 peak in the catalog"),
+        "not_fp8": (scenario.precision != "fp8", "precision is already fp8"),
+        "serving": (serving, "no serving horizon (serving_months = 0)"),
+        "fixed": (scenario.serving_provisioning == "fixed", "serving already autoscales"),
+        "serving_bf16": (scenario.weight_precision in ("bf16", "fp16") and has_fp8,
+                         "weights are already below 16 bits" if has_fp8 else f"{scenario.gpu} has no fp8"),
+        "no_prefix_cache": (scenario.prefix_cache_hit_rate < 0.3, "prefix caching is already at 30 % or more"),
+        "checkpoint_interval_hours": (scenario.checkpoint_interval_hours is not None,
+                                      "the interval is already the Young/Daly optimum (checkpoint_interval_hours empty)"),
+    }
+
+
+def _changes(text: str, scenario: Scenario, details: dict, headline: dict) -> dict:
+    """``field=value;field=x1.5;...`` -> field values for ``scenario`` (multiples of the value in use)."""
+    out = {}
+    spec = fields()
+    for item in filter(None, (part.strip() for part in text.split(";"))):
+        name, _, value = item.partition("=")
+        if name not in spec:
+            raise ValueError(f"data/levers.csv: {name!r} is not a scenario field")
+        if value == "optimum":
+            out[name] = float(details["young_daly_interval_hours"])
+        elif value == "average":  # capacity for the mean traffic: 1 / peak_to_average of the peak's
+            out[name] = max(spec[name].min, 1.0 / float(scenario.peak_to_average))
+        elif value.startswith("x"):
+            current = getattr(scenario, name)
+            if current is None:  # an empty field: the value the engine used
+                current = headline.get(name, details.get(name))
+            new = float(current) * float(value[1:])
+            out[name] = min(new, spec[name].max) if spec[name].max is not None and math.isfinite(spec[name].max) else new
+        else:
+            out[name] = _typed(spec[name], value)
+    return out
+
+
+def _typed(field, text):
+    if field.type == "int":
+        return int(float(text))
+    if field.type == "float":
+        return float(text)
+    return text
+
+
+def _idle_commitment_usd(name: str, scenario: Scenario, variant: Scenario, est, i: int) -> float:
+    """The hours of a one-year reservation the plan leaves idle, at the reserved price [USD]."""
+    lines = est.lines[est.lines["scenario"] == i]
+    if name == "reserved":
+        gpu_hours = lines[(lines["unit"] == "GPU-h") & (lines["stage"] != "inference")]
+        used_hours = float(np.ravel(est.details["training_days_total"])[i]) * 24.0
+        price = float(gpu_hours.loc[gpu_hours["item"] == "accelerator time", "unit_cost_usd"].iloc[0])
+        return float(np.ravel(est.n_gpus)[i]) * max(0.0, HOURS_PER_YEAR - used_hours) * price
+    if name == "reserved_serving":
+        base = lines[lines["item"] == "serving replicas (base)"]
+        base_gpus = float(base["quantity"].iloc[0]) / (scenario.serving_months * HOURS_PER_MONTH)
+        return base_gpus * max(0.0, 12.0 - scenario.serving_months) * HOURS_PER_MONTH * float(base["unit_cost_usd"].iloc[0])
+    return 0.0
+
+
+def levers(plan=None) -> pd.DataFrame:
+    """The lever table of a scenario (default ``Scenario()``), ranked by risk-adjusted saving (columns
+    :data:`COLUMNS`; levers that do not apply are listed last with ``why_not``; ``crosses``: the boundary warnings
+    the lever's scenario gives that the scenario did not (:mod:`workbench.boundaries`); ``applied``: the field values that
+    give the row's figures, ``scenario.replace(**applied)``, the cluster size kept). A programme's levers are
+    those of its base scenario."""
+    from .estimate import estimate
+    from .programme import Programme
+    scenario = plan.base_scenario if isinstance(plan, Programme) else (Scenario() if plan is None else plan)
+    if not isinstance(scenario, Scenario) or scenario.batch_size is not None:
+        raise ScenarioError("scenario", scenario, "is not a single Scenario", "workbench.Scenario(...) or a Programme")
+    base = scenario.replace(divergence_allowance="expected")
+    first = estimate(base)
+    headline = {"mfu": first.mfu, "n_gpus": first.n_gpus}
+    # the cluster is the plan's: a lever changes how it is used, not how many GPUs are bought (an empty n_gpus
+    # would otherwise be re-sized to target_days by a faster lever)
+    pinned = {}
+    if base.n_gpus is None:
+        pinned = {"n_gpus": int(round(float(first.n_gpus)))}
+        base = base.replace(**pinned)
+    conditions = _conditions(base, first.details)
+    rows, variants, twins = [], [], []
+    for lever in lever_table().itertuples():
+        wanted = [c for c in str(lever.applies_when or "").split(";") if c]
+        unknown = [c for c in wanted if c not in conditions]
+        if unknown:
+            raise ValueError(f"data/levers.csv, lever {lever.lever}: unknown condition {unknown[0]!r}")
+        failing = [conditions[c][1] for c in wanted if not conditions[c][0]]
+        row = {"lever": lever.lever, "name": lever.name, "risk": lever.risk, "source": lever.source, "why_not": ""}
+        if failing:
+            rows.append({**row, "changes": lever.changes, "applicable": False, "why_not": failing[0], "applied": {},
+                         "crosses": []})
+            continue
+        changes = _changes(lever.changes, base, first.details, headline)
+        try:
+            variant = base.replace(**changes)
+        except ScenarioError as error:  # a lever this scenario cannot take (a bound, a missing price)
+            rows.append({**row, "changes": lever.changes, "applicable": False, "why_not": str(error), "applied": {},
+                         "crosses": []})
+            continue
+        rows.append({**row, "changes": "; ".join(f"{k}={_shown(v)}" for k, v in changes.items()), "applicable": True,
+                     # what to apply to the scenario for the figures shown (its cluster kept)
+                     "applied": {**pinned, **changes}})
+        off = _changes(str(lever.risk_off or ""), base, first.details, headline)
+        variants.append((len(rows) - 1, variant))
+        twins.append(variant.replace(**off) if off else None)
+    varying = _varying([base, *(v for _, v in variants), *(t for t in twins if t is not None)])
+    # a batch holds a value in every element: an empty field some lever sets is the value the engine used
+    filled = {name: headline.get(name, first.details.get(name)) for name in varying if getattr(base, name) is None}
+    base = base.replace(**{k: float(v) for k, v in filled.items()})
+    def fill(s):
+        return s.replace(**{k: float(filled[k]) for k in filled if getattr(s, k) is None})
+
+    variants = [(i, fill(v)) for i, v in variants]
+    twins = [None if t is None else fill(t) for t in twins]
+    batch = [base, *(v for _, v in variants), *(t for t in twins if t is not None)]
+    est = estimate(Scenario(**{name: [getattr(s, name) for s in batch] for name in _varying(batch)},
+                            **{name: getattr(base, name) for name in fields() if name not in _varying(batch)}))
+    lines = est.lines
+    totals = lines.groupby("scenario")["cost_usd"].sum()
+    days = np.ravel(est.details["training_days_total"])
+    before = set(estimate(base).warnings)  # a boundary the lever crosses is one the scenario had not crossed
+    twin_index = len(variants) + 1
+    for k, (index, variant) in enumerate(variants, start=1):
+        adjusted = float(totals[0] - totals[k])
+        plain = adjusted
+        if twins[k - 1] is not None:
+            plain, twin_index = float(totals[0] - totals[twin_index]), twin_index + 1
+        idle = _idle_commitment_usd(rows[index]["lever"], base, variant, est, k)
+        rows[index].update(saving_usd=plain, risk_usd=plain - adjusted + idle, risk_adjusted_saving_usd=adjusted - idle,
+                           days_saved=float(days[0] - days[k]), total_usd=float(totals[k]) + idle,
+                           crosses=[w for w in estimate(variant).warnings if w not in before and field_of(w)])
+    table = pd.DataFrame(rows, columns=list(COLUMNS))
+    table["applicable"] = table["applicable"].astype(bool)
+    return table.sort_values(["applicable", "risk_adjusted_saving_usd"], ascending=[False, False],
+                             na_position="last", kind="stable").reset_index(drop=True)
+
+
+def _varying(batch: list) -> list:
+    return [name for name in fields() if len({repr(getattr(s, name)) for s in batch}) > 1]
+
+
+def _shown(value) -> str:
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
+
+
+
+def chart_frame(table: pd.DataFrame, rate: float = 1.0) -> pd.DataFrame:
+    """The applicable levers of :func:`levers` as the tidy frame of :func:`workbench.charts.levers` (amounts x
+    ``rate``, for a display currency)."""
+    usable = table[table["applicable"]].reset_index(drop=True)
+    parts = [pd.DataFrame({"lever": usable["name"], "order": usable.index, "kind": kind, "usd": usable[column] * rate})
+             for kind, column in (("saving", "saving_usd"), ("risk-adjusted", "risk_adjusted_saving_usd"))]
+    return pd.concat(parts, ignore_index=True)

@@ -1,0 +1,95 @@
+"""The single-run view's lever panel: *Find levers* prices every lever of the scenario shown
+(:func:`workbench.levers.levers`, one batched estimate, on demand so that moving a slider stays fast) and lists
+them ranked by risk-adjusted saving, each with its saving, risk, days saved, the risk in words and an *Apply*
+button that puts the lever into the scenario.
+"""
+from __future__ import annotations
+
+import html
+import logging
+
+import ipywidgets as w
+
+from .i18n import t
+
+log = logging.getLogger(__name__)
+
+
+class LeverPanel:
+    """``LeverPanel(on_apply).widget``; :meth:`set_scenario` with each scenario shown (the table is then stale
+    and cleared), :meth:`set_language` on a switch. ``on_apply(scenario)`` shows a scenario."""
+
+    def __init__(self, on_apply, lang="en", currency="USD", rate=1.0):
+        self.on_apply, self.lang, self.currency, self.rate = on_apply, lang, currency, rate
+        self.scenario = self.table = None
+        self.title = w.HTML()
+        self.find = w.Button(layout=w.Layout(width="auto"))
+        self.find.add_class("wb-levers-find")
+        self.find.on_click(self._find)
+        self.message = w.HTML()
+        self.rows = w.VBox()
+        self.rows.add_class("wb-levers-table")
+        self.widget = w.VBox([self.title, self.find, self.message, self.rows])
+        self.widget.add_class("wb-levers")
+        self.set_language(lang, currency, rate)
+
+    def set_language(self, lang, currency, rate):
+        self.lang, self.currency, self.rate = lang, currency, rate
+        self.title.value = f"<h4>{html.escape(t('levers_title', lang))}</h4>"
+        self.find.description = t("levers_find", lang)
+        self._render()
+
+    def set_scenario(self, scenario):
+        if scenario is not self.scenario:
+            self.scenario, self.table = scenario, None
+            self._render()
+
+    def _find(self, _button=None):
+        from .levers import levers
+        from .scenario import ScenarioError
+        try:
+            self.table = levers(self.scenario)
+        except ScenarioError as error:
+            self.table = None
+            self.message.value = f"<div class='wb-error'>{html.escape(error.message(self.lang))}</div>"
+            return
+        except Exception:  # noqa: BLE001 - a defect: a message, never a silent panel
+            log.exception("levers failed: %s", self.scenario.to_json() if self.scenario is not None else None)
+            self.table = None
+            self.message.value = f"<div class='wb-error'>{html.escape(t('internal_error', self.lang))}</div>"
+            return
+        self._render()
+
+    def _apply(self, applied):
+        self.on_apply(self.scenario.replace(**applied))
+
+    def _money(self, usd) -> str:
+        return f"{usd * self.rate:,.0f} {self.currency}"
+
+    def _render(self):
+        lang = self.lang
+        if self.table is None:
+            self.message.value = f"<div class='wb-help'>{html.escape(t('levers_hint', lang))}</div>"
+            self.rows.children = ()
+            return
+        usable = self.table[self.table["applicable"]]
+        self.message.value = f"<div class='wb-help'>{html.escape(t('levers_explained', lang))}</div>"
+        rows = []
+        for lever in usable.itertuples():
+            button = w.Button(description=t("levers_apply", lang), layout=w.Layout(width="auto"))
+            button.add_class("wb-lever-apply")
+            button.add_class(f"wb-lever-{lever.lever}")
+            button.on_click(lambda _b, applied=lever.applied: self._apply(applied))
+            text = t("levers_row", lang).format(
+                name=lever.name, saving=self._money(lever.saving_usd), risk=self._money(lever.risk_usd),
+                adjusted=self._money(lever.risk_adjusted_saving_usd), days=lever.days_saved, changes=lever.changes)
+            crosses = "".join(f"<br><span class='wb-boundary'>{html.escape(t('levers_crosses', lang))} "
+                              f"{html.escape(warning)}</span>" for warning in lever.crosses)
+            detail = w.HTML(f"<div class='wb-lever'><b>{html.escape(text)}</b><br><span class='wb-help'>"
+                            f"{html.escape(lever.risk)} ({html.escape(lever.source)})</span>{crosses}</div>")
+            rows.append(w.HBox([button, detail]))
+        skipped = self.table[~self.table["applicable"]]
+        if len(skipped):
+            rows.append(w.HTML("<div class='wb-help'>" + html.escape(t("levers_not_applicable", lang)) + " " + "; ".join(
+                html.escape(f"{r.name} ({r.why_not})") for r in skipped.itertuples()) + "</div>"))
+        self.rows.children = rows
