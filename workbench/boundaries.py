@@ -29,11 +29,13 @@ def table():
     return frame
 
 
+@cached
 def thresholds() -> dict[str, float]:
     """Boundary -> threshold."""
     return dict(zip(table()["boundary"], table()["value"]))
 
 
+@cached
 def sources() -> dict[str, str]:
     return dict(zip(table()["boundary"], table()["source"]))
 
@@ -73,7 +75,7 @@ def warnings(scenario, f) -> list[str]:
                    f"about {extra:,.0f} GPU-h ({extra * price:,.0f} USD) more in pre-training than at the optimum "
                    f"({why['checkpoint_interval_ratio_max']})")
     risks = failures.precision_risks()
-    if scenario.divergence_allowance == "none" and risks.at[scenario.precision, "divergence_per_trillion_tokens"] > 0:
+    if scenario.divergence_allowance == "none" and failures.precision_risk_values()[scenario.precision][0] > 0:
         expected = float(f["divergence_gpu_hours"])
         out.append(f"precision={scenario.precision} without a divergence allowance: a divergence restart is expected "
                    f"with probability {float(f['divergence_probability']):.0%} over {scenario.tokens:.3g} tokens, "

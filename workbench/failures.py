@@ -93,6 +93,15 @@ def precision_risks():
     return table.set_index("precision")
 
 
+@cached
+def precision_risk_values() -> dict:
+    """Precision -> (divergences per trillion tokens, rollback share, fallback precision): the table as plain values
+    (the engine reads them on every estimate)."""
+    table = precision_risks()
+    return {p: (float(r.divergence_per_trillion_tokens), float(r.rollback_share), str(r.fallback_precision))
+            for p, r in table.iterrows()}
+
+
 def divergence_probability(tokens, divergences_per_trillion_tokens):
     """Probability that a run of ``tokens`` diverges at least once (Poisson events) [-]."""
     rate = np.asarray(divergences_per_trillion_tokens, dtype=float) * np.asarray(tokens, dtype=float) / 1e12

@@ -193,13 +193,13 @@ def failures_and_stages(x, f) -> dict:
                                                interval, write_hours, restart_hours)
                       for stage, h in stage_compute.items() if stage != "evaluation"}
     # the expected divergence restarts of the training format, pre-training only (data/precision_risks.csv)
-    risks = failures.precision_risks()
+    risks = failures.precision_risk_values()
     precision = np.asarray(x["precision"], dtype=object)
     distinct, back = np.unique(precision.astype(str), return_inverse=True)  # a batch holds a few formats
     back = back.reshape(precision.shape)
-    rate = risks.loc[distinct, "divergence_per_trillion_tokens"].to_numpy(dtype=float)[back]
-    rollback = risks.loc[distinct, "rollback_share"].to_numpy(dtype=float)[back]
-    fallback = risks.loc[distinct, "fallback_precision"].to_numpy(dtype=object)[back]
+    rate = np.array([risks[p][0] for p in distinct], dtype=float)[back]
+    rollback = np.array([risks[p][1] for p in distinct], dtype=float)[back]
+    fallback = np.array([risks[p][2] for p in distinct], dtype=object)[back]
     fallback_peak = catalog.peak_flops_per_s(x["gpu"], fallback)
     # an accelerator without the fallback format (V100: no bf16) restarts in its own: the rollback alone
     fallback_peak = np.where(np.isfinite(fallback_peak) & (fallback_peak > 0), fallback_peak, f["peak_flops_per_s"])
