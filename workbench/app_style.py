@@ -12,6 +12,8 @@ CSS = """
 .wb-unit { color: #777; font-weight: normal; }
 .wb-error { color: #b00020; font-size: 12px; }
 .wb-boundary { color: #8a5300; font-size: 12px; }
+.wb-lever-risk { color: #555; font-size: 12px; line-height: 1.4; }
+.wb-lever { font-size: 13px; line-height: 1.4; margin-left: 8px; }
 .wb-cards { display: flex; flex-wrap: wrap; gap: 8px; margin: 6px 0; }
 .wb-card { border: 1px solid #ddd; border-radius: 6px; padding: 6px 10px; min-width: 150px; }
 .wb-card-label { color: #666; font-size: 11px; }

@@ -391,7 +391,9 @@ def _cmd_levers(args) -> None:
     usable = table[table["applicable"]]
     print("Levers, ranked by risk-adjusted saving [USD] (saving: if nothing goes wrong; risk: the expected cost of "
           "what may; days: training days saved)\n")
-    shown = usable[["lever", "saving_usd", "risk_usd", "risk_adjusted_saving_usd", "days_saved", "changes"]]
+    shown = usable[["lever", "saving_usd", "risk_usd", "risk_adjusted_saving_usd", "days_saved", "changes"]].astype(
+        {"risk_usd": object})
+    shown.loc[~usable["risk_priced"], "risk_usd"] = "not priced"  # stated below, with its source
     print(shown.to_string(index=False, float_format=lambda x: f"{x:,.0f}" if abs(x) >= 10 else f"{x:,.2f}"))
     print("\nRisks:")
     for row in usable.itertuples():

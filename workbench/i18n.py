@@ -156,6 +156,7 @@ TEXT = {
                    "{name}：节省 {saving}，风险 {risk}，风险调整后 {adjusted}，{days:+.1f} 天（{changes}）"),
     "levers_not_applicable": ("Not applicable here:", "此处不适用："),
     "levers_crosses": ("Crosses a boundary:", "越过边界："),
+    "levers_risk_not_priced": ("not priced (below)", "未定价（见下）"),
     "bill_not_read": ("The billing export was not read", "账单导出未能读取"),
     "flag_over_plan": ("{category}: {actual} spent to date against {planned} planned ({change}; flagged above {limit})",
                        "{category}：迄今支出 {actual}，计划 {planned}（{change}；超过 {limit} 时提示）"),

@@ -12,7 +12,8 @@ the scenario and prices them all in one batched :func:`~workbench.estimate.estim
   that is, if nothing goes wrong;
 * ``risk_usd`` = ``saving_usd`` - ``risk_adjusted_saving_usd``: the expected cost of the risk, including what it
   does to the rest of the plan (a longer run pays staff longer). A reservation adds the hours of its one-year
-  commitment the plan leaves idle. Risks the model does not price are stated in ``risk`` with a source.
+  commitment the plan leaves idle. Risks the model does not price are stated in ``risk`` with a source
+  (``risk_priced`` False: their ``risk_usd`` of 0 is "not priced", not "no risk").
 
 The scenario is evaluated with ``divergence_allowance=expected``, so that a lower precision carries its risk.
 """
@@ -31,7 +32,7 @@ from .scenario import Scenario, ScenarioError, fields
 HOURS_PER_YEAR = 8766.0
 HOURS_PER_MONTH = HOURS_PER_YEAR / 12.0
 COLUMNS = ("lever", "name", "changes", "applicable", "saving_usd", "risk_usd", "risk_adjusted_saving_usd",
-           "days_saved", "total_usd", "risk", "source", "crosses", "why_not", "applied")
+           "days_saved", "total_usd", "risk", "risk_priced", "source", "crosses", "why_not", "applied")
 
 
 #: The conditions ``applies_when`` may name (see :func:`_conditions`).
@@ -163,7 +164,9 @@ def levers(plan=None) -> pd.DataFrame:
         if unknown:
             raise ValueError(f"data/levers.csv, lever {lever.lever}: unknown condition {unknown[0]!r}")
         failing = [conditions[c][1] for c in wanted if not conditions[c][0]]
-        row = {"lever": lever.lever, "name": lever.name, "risk": lever.risk, "source": lever.source, "why_not": ""}
+        # a risk the model prices is stated as "Modelled: ..." in the table; others are words and a source only
+        row = {"lever": lever.lever, "name": lever.name, "risk": lever.risk, "source": lever.source, "why_not": "",
+               "risk_priced": str(lever.risk).startswith("Modelled")}
         if failing:
             rows.append({**row, "changes": lever.changes, "applicable": False, "why_not": failing[0], "applied": {},
                          "crosses": []})
@@ -196,7 +199,8 @@ def levers(plan=None) -> pd.DataFrame:
     lines = est.lines
     totals = lines.groupby("scenario")["cost_usd"].sum()
     days = np.ravel(est.details["training_days_total"])
-    before = set(estimate(base).warnings)  # a boundary the lever crosses is one the scenario had not crossed
+    # a boundary the lever crosses is one the scenario had not crossed (its numbers may move, its field not)
+    before = {field_of(w) for w in estimate(base).warnings} - {None}
     twin_index = len(variants) + 1
     for k, (index, variant) in enumerate(variants, start=1):
         adjusted = float(totals[0] - totals[k])
@@ -206,7 +210,7 @@ def levers(plan=None) -> pd.DataFrame:
         idle = _idle_commitment_usd(rows[index]["lever"], base, variant, est, k)
         rows[index].update(saving_usd=plain, risk_usd=plain - adjusted + idle, risk_adjusted_saving_usd=adjusted - idle,
                            days_saved=float(days[0] - days[k]), total_usd=float(totals[k]) + idle,
-                           crosses=[w for w in estimate(variant).warnings if w not in before and field_of(w)])
+                           crosses=[w for w in estimate(variant).warnings if field_of(w) and field_of(w) not in before])
     table = pd.DataFrame(rows, columns=list(COLUMNS))
     table["applicable"] = table["applicable"].astype(bool)
     return table.sort_values(["applicable", "risk_adjusted_saving_usd"], ascending=[False, False],

@@ -69,27 +69,29 @@ class LeverPanel:
     def _render(self):
         lang = self.lang
         if self.table is None:
-            self.message.value = f"<div class='wb-help'>{html.escape(t('levers_hint', lang))}</div>"
+            self.message.value = f"<div class='wb-lever-risk'>{html.escape(t('levers_hint', lang))}</div>"
             self.rows.children = ()
             return
         usable = self.table[self.table["applicable"]]
-        self.message.value = f"<div class='wb-help'>{html.escape(t('levers_explained', lang))}</div>"
+        self.message.value = f"<div class='wb-lever-risk'>{html.escape(t('levers_explained', lang))}</div>"
         rows = []
         for lever in usable.itertuples():
-            button = w.Button(description=t("levers_apply", lang), layout=w.Layout(width="auto"))
+            button = w.Button(description=t("levers_apply", lang), layout=w.Layout(width="80px", min_width="80px",
+                                                                                  flex="0 0 auto"))
             button.add_class("wb-lever-apply")
             button.add_class(f"wb-lever-{lever.lever}")
             button.on_click(lambda _b, applied=lever.applied: self._apply(applied))
             text = t("levers_row", lang).format(
-                name=lever.name, saving=self._money(lever.saving_usd), risk=self._money(lever.risk_usd),
+                name=lever.name, saving=self._money(lever.saving_usd),
+                risk=self._money(lever.risk_usd) if lever.risk_priced else t("levers_risk_not_priced", lang),
                 adjusted=self._money(lever.risk_adjusted_saving_usd), days=lever.days_saved, changes=lever.changes)
             crosses = "".join(f"<br><span class='wb-boundary'>{html.escape(t('levers_crosses', lang))} "
                               f"{html.escape(warning)}</span>" for warning in lever.crosses)
-            detail = w.HTML(f"<div class='wb-lever'><b>{html.escape(text)}</b><br><span class='wb-help'>"
+            detail = w.HTML(f"<div class='wb-lever'><b>{html.escape(text)}</b><br><span class='wb-lever-risk'>"
                             f"{html.escape(lever.risk)} ({html.escape(lever.source)})</span>{crosses}</div>")
-            rows.append(w.HBox([button, detail]))
+            rows.append(w.HBox([button, detail], layout=w.Layout(align_items="flex-start", margin="0 0 6px 0")))
         skipped = self.table[~self.table["applicable"]]
         if len(skipped):
-            rows.append(w.HTML("<div class='wb-help'>" + html.escape(t("levers_not_applicable", lang)) + " " + "; ".join(
+            rows.append(w.HTML("<div class='wb-lever-risk'>" + html.escape(t("levers_not_applicable", lang)) + " " + "; ".join(
                 html.escape(f"{r.name} ({r.why_not})") for r in skipped.itertuples()) + "</div>"))
         self.rows.children = rows
