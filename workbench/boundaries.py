@@ -6,6 +6,8 @@ thresholds and sources are in ``data/boundaries.csv``.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from . import failures
@@ -14,7 +16,20 @@ from .data import DataFileError, cached, data_dir, read_table
 
 #: The boundaries the checks below read, each a row of ``data/boundaries.csv``.
 BOUNDARIES = ("redundancy_factor_min", "checkpoint_interval_ratio_max", "spot_reclaims_max", "log_diagnosis_share_max",
-              "serving_unserved_share_max")
+              "serving_unserved_share_max", "reserved_idle_share_max")
+#: The term a reservation commits to [years].
+RESERVED_YEARS = {"reserved_1y": 1, "reserved_3y": 3}
+HOURS_PER_YEAR = 8766.0
+
+
+def idle_commitment_gpu_hours(n_gpus, used_hours, mode) -> float:
+    """GPU-hours a reservation of ``n_gpus`` for whole terms of ``mode`` pays for and a use of ``used_hours``
+    (wall-clock) leaves idle [GPU-h]; 0 for a mode that commits to nothing."""
+    years = RESERVED_YEARS.get(str(mode))
+    if not years or used_hours <= 0:
+        return 0.0
+    term = years * HOURS_PER_YEAR
+    return float(n_gpus) * (math.ceil(used_hours / term - 1e-9) * term - used_hours)
 
 
 @cached
@@ -70,19 +85,30 @@ def warnings(scenario, f) -> list[str]:
     if scenario.checkpoint_interval_hours is not None and (ratio > limit["checkpoint_interval_ratio_max"]
                                                           or ratio < 1 / limit["checkpoint_interval_ratio_max"]):
         extra = float(checkpoint_overhead_gpu_hours(f, interval) - checkpoint_overhead_gpu_hours(f, optimum))
-        out.append(f"checkpoint_interval_hours={interval:g} is {ratio:.1f}x the Young/Daly optimum of {optimum:.2g} h "
+        out.append(f"checkpoint_interval_hours={interval:g} is {ratio:.2g}x the Young/Daly optimum of {optimum:.2g} h "
                    f"for this cluster: {'more work lost on each interruption' if ratio > 1 else 'more time writing'}, "
-                   f"about {extra:,.0f} GPU-h ({extra * price:,.0f} USD) more in pre-training than at the optimum "
+                   f"about {extra:,.0f} GPU-h ({extra * price:,.0f} USD of GPU time) more in pre-training than at the optimum "
                    f"({why['checkpoint_interval_ratio_max']})")
     risks = failures.precision_risks()
     if scenario.divergence_allowance == "none" and failures.precision_risk_values()[scenario.precision][0] > 0:
         expected = float(f["divergence_gpu_hours"])
         out.append(f"precision={scenario.precision} without a divergence allowance: a divergence restart is expected "
                    f"with probability {float(f['divergence_probability']):.0%} over {scenario.tokens:.3g} tokens, "
-                   f"about {expected:,.0f} GPU-h ({expected * price:,.0f} USD); set divergence_allowance=expected to "
+                   f"about {expected:,.0f} GPU-h ({expected * price:,.0f} USD of GPU time); set divergence_allowance=expected to "
                    f"carry it ({risks.at[scenario.precision, 'source']})")
+    mode = str(f["stage_mode"]["pretrain"])
+    stages = ["pretrain"] + (["sft", "preference", "evaluation"]
+                             if str(f["stage_mode"]["post_training"]) == mode else [])
+    used_hours = sum(float(f["stage_days"][stage]) for stage in stages) * 24.0
+    idle = idle_commitment_gpu_hours(float(f["n_gpus"]), used_hours, mode)
+    if idle > limit["reserved_idle_share_max"] * (idle + float(f["n_gpus"]) * used_hours):
+        out.append(f"pricing={mode}: the training stages use the cluster {used_hours / 24:,.0f} days of the "
+                   f"commitment's {RESERVED_YEARS[mode] * 365.25 * math.ceil(used_hours / (RESERVED_YEARS[mode] * HOURS_PER_YEAR)):,.0f}: "
+                   f"{idle:,.0f} GPU-h ({idle * price:,.0f} USD of GPU time) paid idle unless other work fills them "
+                   f"({why['reserved_idle_share_max']})")
     if f["stage_mode"]["pretrain"] == "spot":
-        n_gpus, wall_hours = float(f["n_gpus"]), float(f["gpu_hours"]) / float(f["n_gpus"])
+        # the run's wall-clock time with its failures and restarts: reclaims come while it lasts
+        n_gpus, wall_hours = float(f["n_gpus"]), float(f["stage_days"]["pretrain"]) * 24.0
         reclaims_per_day = n_gpus / scenario.gpus_per_node * scenario.spot_interruptions_per_node_month / failures.DAYS_PER_MONTH
         share = reclaims_per_day / float(f["interruptions_per_day"]) if float(f["interruptions_per_day"]) > 0 else 0.0
         lost = share * float(f["stage_overhead"]["pretrain"]["lost_gpu_hours"])
@@ -90,7 +116,7 @@ def warnings(scenario, f) -> list[str]:
         if reclaims > limit["spot_reclaims_max"]:
             out.append(f"pricing=spot for pre-training on {n_gpus:,.0f} GPUs over {wall_hours / 24:,.1f} days: about "
                        f"{reclaims:,.0f} reclaims stop the whole job, losing {lost:,.0f} GPU-h "
-                       f"({lost / float(f['gpu_hours']):.1%} of the run, {lost * price:,.0f} USD) besides the wait for "
+                       f"({lost / float(f['gpu_hours']):.1%} of the run, {lost * price:,.0f} USD of GPU time) besides the wait for "
                        f"capacity to return ({why['spot_reclaims_max']})")
     unserved = float(f["serving_unserved_share"]) if scenario.serving_months > 0 else 0.0
     if np.isfinite(unserved) and unserved > limit["serving_unserved_share_max"]:
@@ -105,6 +131,6 @@ def warnings(scenario, f) -> list[str]:
         if idle > limit["log_diagnosis_share_max"] * float(f["gpu_hours"]):
             out.append(f"log_sampling_ratio={scenario.log_sampling_ratio:g} on {float(f['n_gpus']):,.0f} GPUs: "
                        f"{1 - scenario.log_sampling_ratio:.0%} of the {interruptions:,.0f} interruptions expected lack "
-                       f"the failing node's logs, adding about {idle:,.0f} GPU-h ({idle * price:,.0f} USD) of idle "
+                       f"the failing node's logs, adding about {idle:,.0f} GPU-h ({idle * price:,.0f} USD of GPU time) of idle "
                        f"cluster while it is found ({why['log_diagnosis_share_max']})")
     return out

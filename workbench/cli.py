@@ -384,9 +384,8 @@ def _cmd_levers(args) -> None:
     from .levers import levers
     table = levers(_scenario(args))
     if args.json:
-        print(json.dumps([{k: (None if isinstance(v, float) and not np.isfinite(v) else v) for k, v in row.items()
-                           if k != "applied"} for row in table.to_dict("records")], indent=2, allow_nan=False,
-                         default=_json_default))
+        print(json.dumps([{k: (None if isinstance(v, float) and not np.isfinite(v) else v) for k, v in row.items()}
+                          for row in table.to_dict("records")], indent=2, allow_nan=False, default=_json_default))
         return
     usable = table[table["applicable"]]
     print("Levers, ranked by risk-adjusted saving [USD] (saving: if nothing goes wrong; risk: the expected cost of "

@@ -95,11 +95,11 @@ def precision_risks():
 
 @cached
 def precision_risk_values() -> dict:
-    """Precision -> (divergences per trillion tokens, rollback share, fallback precision): the table as plain values
-    (the engine reads them on every estimate)."""
+    """Precision -> (divergences per trillion tokens, rollback share, fallback precision, speed-up over the
+    reference format): the table as plain values (the engine reads them on every estimate)."""
     table = precision_risks()
-    return {p: (float(r.divergence_per_trillion_tokens), float(r.rollback_share), str(r.fallback_precision))
-            for p, r in table.iterrows()}
+    return {p: (float(r.divergence_per_trillion_tokens), float(r.rollback_share), str(r.fallback_precision),
+                float(r.speedup_over_reference)) for p, r in table.iterrows()}
 
 
 def divergence_probability(tokens, divergences_per_trillion_tokens):
@@ -108,10 +108,15 @@ def divergence_probability(tokens, divergences_per_trillion_tokens):
     return -np.expm1(-rate)
 
 
-def expected_divergence_gpu_hours(probability, gpu_hours, fallback_gpu_hours, rollback_share):
-    """Expected extra GPU-hours of divergence restarts [GPU-h]: with ``probability`` the run rolls back
-    ``rollback_share`` of itself and runs the rest in the fallback format, on average half the run (the divergence
-    falls anywhere in it)."""
+def expected_divergence_gpu_hours(divergences, gpu_hours, fallback_gpu_hours, rollback_share):
+    """Expected extra GPU-hours of divergence restarts [GPU-h], for ``divergences`` expected over the run in the
+    format (Poisson, uniform over the run): at the first one (probability 1 - exp(-divergences)) the run rolls back
+    ``rollback_share`` of itself and runs the rest in the fallback format, which does not diverge. The expected
+    share left after the first divergence is (L - 1 + exp(-L)) / L for L divergences expected (it comes early when
+    many are expected)."""
+    expected = np.asarray(divergences, dtype=float)
     gpu_hours = np.asarray(gpu_hours, dtype=float)
-    return np.asarray(probability, dtype=float) * (np.asarray(rollback_share, dtype=float) * gpu_hours
-                                                    + 0.5 * np.maximum(np.asarray(fallback_gpu_hours, dtype=float) - gpu_hours, 0.0))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rest = np.where(expected > 0, (expected - 1.0 + np.exp(-expected)) / np.where(expected > 0, expected, 1.0), 0.0)
+    return (-np.expm1(-expected) * np.asarray(rollback_share, dtype=float) * gpu_hours
+            + rest * np.maximum(np.asarray(fallback_gpu_hours, dtype=float) - gpu_hours, 0.0))

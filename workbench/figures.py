@@ -65,7 +65,15 @@ def training_cluster(x, f) -> dict:
     # The prior also falls with the cluster, MFU(n) = level x (n / 1024) ** -beta (workbench.mfu): an auto-sized
     # cluster solves n = hours(n) / (24 target_days) in closed form (mfu.gpus_for_duration), then whole nodes.
     selective_flops = flops + compute.recompute_flops(active, x["tokens"], x["seq_len"], d_model, n_layers, "selective")
-    level = mfu.level(x["gpu"]) * selective_flops / hardware_flops
+    # ... and the prior is fitted against the peak of bf16 (fp16 where there is none): a lower format's larger peak
+    # is not a proportionally faster run; it runs its measured end-to-end speed-up faster (data/precision_risks.csv)
+    reference_peak = catalog.peak_flops_per_s(x["gpu"], mfu.training_precision(x["gpu"]))
+    risks = failures.precision_risk_values()
+    precision = np.asarray(x["precision"], dtype=object)
+    distinct, back = np.unique(precision.astype(str), return_inverse=True)  # a batch holds a few formats
+    speedup = np.array([risks[p][3] for p in distinct], dtype=float)[back.reshape(precision.shape)]
+    precision_factor = speedup * reference_peak / peak
+    level = mfu.level(x["gpu"]) * selective_flops / hardware_flops * precision_factor
     beta = np.where(~np.isnan(x["mfu"]), 0.0, mfu.scaling_exponent())
     hours_at_reference = compute.gpu_hours(flops, peak, fill(x["mfu"], level))
     memory_bytes = memory.capacity_bytes(catalog.spec(x["gpu"], "memory_gb").astype(float))
@@ -90,7 +98,8 @@ def training_cluster(x, f) -> dict:
     return {"active_params": active, "d_model": d_model, "n_layers": n_layers, "peak_flops_per_s": peak,
             "training_flops": flops, "attention_flops": attention, "hardware_flops": hardware_flops,
             "gpu_memory_bytes": memory_bytes, "activation_bytes_per_gpu": activations, "min_gpus_to_fit": min_gpus,
-            "n_gpus_wanted": wanted, "n_gpus": n_gpus, "mfu_prior": mfu.level(x["gpu"]) * mfu.cluster_factor(n_gpus),
+            "n_gpus_wanted": wanted, "n_gpus": n_gpus,
+            "mfu_prior": mfu.level(x["gpu"]) * precision_factor * mfu.cluster_factor(n_gpus),
             "mfu": mfu_used, "gpu_hours": hours, "wall_days": compute.wall_days(hours, n_gpus),
             "model_state_bytes_per_gpu": memory.model_state_bytes(x["params"], n_gpus, x["zero_stage"],
                                                                   x["tensor_parallel"], x["pipeline_parallel"],
@@ -138,12 +147,18 @@ PRICE_GROUP = {"pretrain": "pretrain", "sft": "post_training", "preference": "po
 
 def stage_modes(x) -> dict:
     """The pricing mode of each price group: its field's mode, or ``pricing`` where the field is ``same`` (the
-    serving peak follows the serving base)."""
+    serving peak follows the serving base, on demand above a reserved one)."""
     main = np.asarray(x["pricing"], dtype=object)
     modes = {"pretrain": main}
     for stage, name in STAGE_PRICING_FIELDS.items():
         given = np.broadcast_to(np.asarray(x[name], dtype=object), main.shape)
         fallback = modes["serving_base"] if stage == "serving_peak" else main
+        if stage == "serving_peak":
+            # replicas that run only at the peak commit to nothing: above a reserved base they are rented on
+            # demand (at the catalogue's price; a given price stands for every stage)
+            reserved = np.isin(fallback, ("reserved_1y", "reserved_3y")) & np.isnan(
+                np.broadcast_to(np.asarray(x["price_per_gpu_hour"], dtype=float), main.shape))
+            fallback = np.where(reserved, "on_demand", fallback)
         modes[stage] = np.where(given == "same", fallback, given)
     return modes
 
@@ -187,10 +202,19 @@ def failures_and_stages(x, f) -> dict:
     stage_compute = {"pretrain": f["gpu_hours"], "sft": f["sft_gpu_hours"],
                      "preference": f["reward_model_gpu_hours"] + f["rollout_gpu_hours"] + f["policy_update_gpu_hours"],
                      "evaluation": f["evaluation_gpu_hours"]}
-    restart_hours = failures.restart_with_diagnosis_hours(x["restart_minutes"], x["log_sampling_ratio"],
-                                                          x["unlogged_diagnosis_minutes"])
+    # a failing node is searched for when its logs were sampled away; a spot reclaim has a known cause
+    diagnosis_hours = failures.restart_with_diagnosis_hours(0.0, x["log_sampling_ratio"], x["unlogged_diagnosis_minutes"])
+    failures_per_day = failures.cluster_interruptions_per_day(n_gpus, x["gpu_failure_rate_per_day"])
+
+    def restart(rate):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            share = np.where(rate > 0, failures_per_day / np.where(rate > 0, rate, 1.0), 1.0)
+        return x["restart_minutes"] / 60.0 + diagnosis_hours * share
+
+    restart_hours = restart(per_day)
     stage_overhead = {stage: failures.overhead(h / n_gpus, n_gpus, per_day if stage == "pretrain" else post_per_day,
-                                               interval, write_hours, restart_hours)
+                                               interval, write_hours,
+                                               restart_hours if stage == "pretrain" else restart(post_per_day))
                       for stage, h in stage_compute.items() if stage != "evaluation"}
     # the expected divergence restarts of the training format, pre-training only (data/precision_risks.csv)
     risks = failures.precision_risk_values()
@@ -199,16 +223,18 @@ def failures_and_stages(x, f) -> dict:
     back = back.reshape(precision.shape)
     rate = np.array([risks[p][0] for p in distinct], dtype=float)[back]
     rollback = np.array([risks[p][1] for p in distinct], dtype=float)[back]
-    fallback = np.array([risks[p][2] for p in distinct], dtype=object)[back]
-    fallback_peak = catalog.peak_flops_per_s(x["gpu"], fallback)
-    # an accelerator without the fallback format (V100: no bf16) restarts in its own: the rollback alone
-    fallback_peak = np.where(np.isfinite(fallback_peak) & (fallback_peak > 0), fallback_peak, f["peak_flops_per_s"])
-    fallback_hours = f["gpu_hours"] * f["peak_flops_per_s"] / fallback_peak
+    # the rest of the run in the fallback format runs at that format's end-to-end speed (data/precision_risks.csv)
+    speed = np.array([risks[p][3] for p in distinct], dtype=float)[back]
+    fallback_speed = np.array([risks[risks[p][2]][3] for p in distinct], dtype=float)[back]
+    fallback_hours = f["gpu_hours"] * speed / fallback_speed
+    divergences = rate * np.asarray(x["tokens"], dtype=float) / 1e12
     divergence_probability = failures.divergence_probability(x["tokens"], rate)
-    divergence_gpu_hours = failures.expected_divergence_gpu_hours(divergence_probability, f["gpu_hours"],
-                                                                 fallback_hours, rollback)
+    divergence_gpu_hours = failures.expected_divergence_gpu_hours(divergences, f["gpu_hours"], fallback_hours, rollback)
+    allowed = np.asarray(x["divergence_allowance"]) == "expected"
     stage_gpu_hours = {stage: h + (stage_overhead[stage]["lost_gpu_hours"] + stage_overhead[stage]["checkpoint_gpu_hours"]
                                    if stage in stage_overhead else 0.0) for stage, h in stage_compute.items()}
+    # an allowance for divergence is time too: the expected restart lengthens the run (staff, logs, power)
+    stage_gpu_hours["pretrain"] = stage_gpu_hours["pretrain"] + np.where(allowed, divergence_gpu_hours, 0.0)
     stage_days = {stage: h / n_gpus / 24.0 for stage, h in stage_gpu_hours.items()}
     training_days = sum(stage_days.values())
     return {"checkpoint_bytes": checkpoint_bytes, "interruptions_per_day": per_day, "cluster_mtbf_hours": mtbf,
@@ -272,7 +298,10 @@ def serving_point(x, f) -> dict:
         unserved[short] = serving.unserved_share(
             pick(x["requests_per_day"]), pick(point["requests_per_second_per_replica"]), pick(x["peak_to_average"]),
             pick(x["min_replicas"]), pick(autoscaled), pick(x["serving_headroom"]))
-    month_requests = x["requests_per_day"] * serving.DAYS_PER_MONTH
+    served = 1.0 - unserved  # requests beyond the capacity (serving_headroom < 1) are not served, nor billed
+    with np.errstate(divide="ignore", invalid="ignore"):
+        utilisation = utilisation * served
+    month_requests = x["requests_per_day"] * served * serving.DAYS_PER_MONTH
     month_in = month_requests * x["input_tokens_per_request"]
     month_out = month_requests * x["output_tokens_per_request"]
     month_tokens = month_in + month_out

@@ -5,6 +5,13 @@ scenario (``field=value``, or ``field=x1.15`` for a multiple of the value in use
 for the Young/Daly interval), when it applies, the risk in words and its source. :func:`levers` applies each to
 the scenario and prices them all in one batched :func:`~workbench.estimate.estimate`:
 
+Each row is the lever applied alone: rows do not add up (fp8 and spot together save less than their two rows).
+A lever that buys the cluster another way (``pricing``) keeps the stages that followed it as they were bought.
+
+``total_usd`` is the engine's total of ``scenario.replace(**applied)``; a reservation's idle commitment is a risk
+outside it (the engine's reserved price assumes the term is used), so for the reservation levers the total moves by
+the risk-adjusted saving plus that risk.
+
 * ``risk_adjusted_saving_usd``: the change in the total with the lever applied, its risks priced as the engine
   prices them; the table is ranked by it;
 * ``saving_usd``: the plain saving, the same change with the lever's risk switched off (``risk_off`` in the table:
@@ -24,28 +31,31 @@ import math
 import numpy as np
 import pandas as pd
 
-from .boundaries import field_of
+from .boundaries import field_of, idle_commitment_gpu_hours
 from .data import DataFileError, cached, data_dir, read_table
 from .scenario import Scenario, ScenarioError, fields
 
 #: One year of hours, the term of a 1-year reservation [h].
 HOURS_PER_YEAR = 8766.0
 HOURS_PER_MONTH = HOURS_PER_YEAR / 12.0
-COLUMNS = ("lever", "name", "changes", "applicable", "saving_usd", "risk_usd", "risk_adjusted_saving_usd",
-           "days_saved", "total_usd", "risk", "risk_priced", "source", "crosses", "why_not", "applied")
+COLUMNS = ("lever", "name", "name_zh", "changes", "applicable", "saving_usd", "risk_usd", "risk_adjusted_saving_usd",
+           "days_saved", "total_usd", "risk", "risk_zh", "risk_priced", "source", "crosses", "why_not", "applied")
 
 
 #: The conditions ``applies_when`` may name (see :func:`_conditions`).
 CONDITIONS = ("cloud", "not_spot", "on_demand", "not_reserved", "has_fp8", "not_fp8", "serving", "fixed", "serving_bf16",
-              "no_prefix_cache", "checkpoint_interval_hours")
+              "no_prefix_cache", "checkpoint_interval_hours", "catalogue_price", "experiments", "experiments_not_spot",
+              "logs_above_sampled", "above_average", "checkpoints_above")
 
 
 @cached
 def lever_table() -> pd.DataFrame:
-    """``data/levers.csv``: lever, name, changes, risk_off, applies_when, risk, source; every change names a
+    """``data/levers.csv``: lever, name (and name_zh), changes, risk_off, applies_when, risk (and risk_zh), source;
+    every change names a
     scenario field and a value (``x`` and a factor, ``optimum``, ``average`` or a value the field allows), every
     condition is one of :data:`CONDITIONS`."""
-    frame = read_table("levers.csv", required=("lever", "name", "changes", "risk", "source"), key="lever")
+    frame = read_table("levers.csv", required=("lever", "name", "name_zh", "changes", "risk", "risk_zh", "source"),
+                       key="lever")
     path, spec = str(data_dir() / "levers.csv"), fields()
     for number, row in enumerate(frame.itertuples(), start=2):
         for column in ("changes", "risk_off"):
@@ -87,6 +97,18 @@ def _conditions(scenario: Scenario, details: dict) -> dict:
         "no_prefix_cache": (scenario.prefix_cache_hit_rate < 0.3, "prefix caching is already at 30 % or more"),
         "checkpoint_interval_hours": (scenario.checkpoint_interval_hours is not None,
                                       "the interval is already the Young/Daly optimum (checkpoint_interval_hours empty)"),
+        "catalogue_price": (scenario.price_per_gpu_hour is None,
+                            "price_per_gpu_hour is given: the catalogue's prices of other modes do not compare with it"),
+        "experiments": (scenario.experiment_fraction + scenario.ablation_runs * scenario.ablation_run_fraction > 0,
+                        "no trial-and-error or ablation runs are planned"),
+        "experiments_not_spot": (scenario.experiment_pricing != "spot" and scenario.pricing != "spot",
+                                 "experiments are already on spot"),
+        "logs_above_sampled": (scenario.log_sampling_ratio > 0.1 or scenario.log_retention_days > 30,
+                               "logs are already sampled at 10 % or less and kept 30 days or less"),
+        "above_average": (scenario.serving_headroom > 1.0 / scenario.peak_to_average + 1e-9,
+                          "capacity is already at or below the mean traffic"),
+        "checkpoints_above": (scenario.checkpoints_kept_hot > 1 or scenario.checkpoints_kept_object > 3,
+                              "checkpoints kept are already at 1 hot and 3 in object storage or fewer"),
     }
 
 
@@ -122,17 +144,20 @@ def _typed(field, text):
 
 
 def _idle_commitment_usd(name: str, scenario: Scenario, variant: Scenario, est, i: int) -> float:
-    """The hours of a one-year reservation the plan leaves idle, at the reserved price [USD]."""
+    """The hours of a reservation's whole terms the plan leaves idle, at the reserved price [USD]."""
     lines = est.lines[est.lines["scenario"] == i]
     if name == "reserved":
-        gpu_hours = lines[(lines["unit"] == "GPU-h") & (lines["stage"] != "inference")]
-        used_hours = float(np.ravel(est.details["training_days_total"])[i]) * 24.0
-        price = float(gpu_hours.loc[gpu_hours["item"] == "accelerator time", "unit_cost_usd"].iloc[0])
-        return float(np.ravel(est.n_gpus)[i]) * max(0.0, HOURS_PER_YEAR - used_hours) * price
+        # the stages bought as the cluster is (the lever keeps the others as they were bought)
+        stages = ["pretrain"] + (["sft", "preference", "evaluation"] if variant.post_training_pricing == "same" else [])
+        used_hours = sum(float(np.ravel(est.details["pretrain_days_with_overheads" if stage == "pretrain" else
+                                                    f"{stage}_days"])[i]) for stage in stages) * 24.0
+        price = float(lines.loc[(lines["item"] == "accelerator time") & (lines["stage"] == "pretrain"), "unit_cost_usd"].iloc[0])
+        return idle_commitment_gpu_hours(float(np.ravel(est.n_gpus)[i]), used_hours, variant.pricing) * price
     if name == "reserved_serving":
         base = lines[lines["item"] == "serving replicas (base)"]
-        base_gpus = float(base["quantity"].iloc[0]) / (scenario.serving_months * HOURS_PER_MONTH)
-        return base_gpus * max(0.0, 12.0 - scenario.serving_months) * HOURS_PER_MONTH * float(base["unit_cost_usd"].iloc[0])
+        hours = scenario.serving_months * HOURS_PER_MONTH
+        base_gpus = float(base["quantity"].iloc[0]) / hours
+        return idle_commitment_gpu_hours(base_gpus, hours, variant.serving_pricing) * float(base["unit_cost_usd"].iloc[0])
     return 0.0
 
 
@@ -148,6 +173,8 @@ def levers(plan=None) -> pd.DataFrame:
     if not isinstance(scenario, Scenario) or scenario.batch_size is not None:
         raise ScenarioError("scenario", scenario, "is not a single Scenario", "workbench.Scenario(...) or a Programme")
     base = scenario.replace(divergence_allowance="expected")
+    # the table prices the divergence risk: a scenario without the allowance gets it with any lever applied
+    carried = {} if scenario.divergence_allowance == "expected" else {"divergence_allowance": "expected"}
     first = estimate(base)
     headline = {"mfu": first.mfu, "n_gpus": first.n_gpus}
     # the cluster is the plan's: a lever changes how it is used, not how many GPUs are bought (an empty n_gpus
@@ -165,13 +192,18 @@ def levers(plan=None) -> pd.DataFrame:
             raise ValueError(f"data/levers.csv, lever {lever.lever}: unknown condition {unknown[0]!r}")
         failing = [conditions[c][1] for c in wanted if not conditions[c][0]]
         # a risk the model prices is stated as "Modelled: ..." in the table; others are words and a source only
-        row = {"lever": lever.lever, "name": lever.name, "risk": lever.risk, "source": lever.source, "why_not": "",
+        row = {"lever": lever.lever, "name": lever.name, "name_zh": lever.name_zh, "risk": lever.risk,
+               "risk_zh": lever.risk_zh, "source": lever.source, "why_not": "",
                "risk_priced": str(lever.risk).startswith("Modelled")}
         if failing:
             rows.append({**row, "changes": lever.changes, "applicable": False, "why_not": failing[0], "applied": {},
                          "crosses": []})
             continue
         changes = _changes(lever.changes, base, first.details, headline)
+        if "pricing" in changes:  # the lever buys the cluster another way: stages bought as it was stay so
+            changes.update({name: base.pricing for name in ("experiment_pricing", "post_training_pricing",
+                                                             "serving_pricing")
+                            if getattr(base, name) == "same" and name not in changes})
         try:
             variant = base.replace(**changes)
         except ScenarioError as error:  # a lever this scenario cannot take (a bound, a missing price)
@@ -180,17 +212,23 @@ def levers(plan=None) -> pd.DataFrame:
             continue
         rows.append({**row, "changes": "; ".join(f"{k}={_shown(v)}" for k, v in changes.items()), "applicable": True,
                      # what to apply to the scenario for the figures shown (its cluster kept)
-                     "applied": {**pinned, **changes}})
+                     "applied": {**carried, **pinned, **changes}})
         off = _changes(str(lever.risk_off or ""), base, first.details, headline)
         variants.append((len(rows) - 1, variant))
         twins.append(variant.replace(**off) if off else None)
     varying = _varying([base, *(v for _, v in variants), *(t for t in twins if t is not None)])
-    # a batch holds a value in every element: an empty field some lever sets is the value the engine used
-    filled = {name: headline.get(name, first.details.get(name)) for name in varying if getattr(base, name) is None}
-    base = base.replace(**{k: float(v) for k, v in filled.items()})
-    def fill(s):
-        return s.replace(**{k: float(filled[k]) for k in filled if getattr(s, k) is None})
+    # a batch holds a value in every element: an empty field some lever sets is, in each element, the value the
+    # engine uses for that element (fp8's MFU prior is not bf16's)
+    nullable = [name for name in varying if fields()[name].nullable]
 
+    def fill(s):
+        empty = [name for name in nullable if getattr(s, name) is None]
+        if not empty:
+            return s
+        own = estimate(s)
+        return s.replace(**{name: float(np.ravel(getattr(own, name, own.details.get(name)))[0]) for name in empty})
+
+    base = fill(base)
     variants = [(i, fill(v)) for i, v in variants]
     twins = [None if t is None else fill(t) for t in twins]
     batch = [base, *(v for _, v in variants), *(t for t in twins if t is not None)]
@@ -209,7 +247,7 @@ def levers(plan=None) -> pd.DataFrame:
             plain, twin_index = float(totals[0] - totals[twin_index]), twin_index + 1
         idle = _idle_commitment_usd(rows[index]["lever"], base, variant, est, k)
         rows[index].update(saving_usd=plain, risk_usd=plain - adjusted + idle, risk_adjusted_saving_usd=adjusted - idle,
-                           days_saved=float(days[0] - days[k]), total_usd=float(totals[k]) + idle,
+                           days_saved=float(days[0] - days[k]), total_usd=float(totals[k]),
                            crosses=[w for w in estimate(variant).warnings if field_of(w) and field_of(w) not in before])
     table = pd.DataFrame(rows, columns=list(COLUMNS))
     table["applicable"] = table["applicable"].astype(bool)

@@ -22,6 +22,7 @@ class LeverPanel:
     def __init__(self, on_apply, lang="en", currency="USD", rate=1.0):
         self.on_apply, self.lang, self.currency, self.rate = on_apply, lang, currency, rate
         self.scenario = self.table = None
+        self.applied = ("", {})  # the last lever applied (its name and changes), said until levers are found again
         self.title = w.HTML()
         self.find = w.Button(layout=w.Layout(width="auto"))
         self.find.add_class("wb-levers-find")
@@ -42,11 +43,12 @@ class LeverPanel:
     def set_scenario(self, scenario):
         if scenario is not self.scenario:
             self.scenario, self.table = scenario, None
-            self._render()
+            self.rows.children = ()  # the table was another scenario's; a message about it stays until the next
 
     def _find(self, _button=None):
         from .levers import levers
         from .scenario import ScenarioError
+        self.applied = ("", {})
         try:
             self.table = levers(self.scenario)
         except ScenarioError as error:
@@ -60,8 +62,12 @@ class LeverPanel:
             return
         self._render()
 
-    def _apply(self, applied):
-        self.on_apply(self.scenario.replace(**applied))
+    def _apply(self, applied, name=""):
+        before = self.scenario
+        self.on_apply(before.replace(**applied))
+        if self.scenario is not before:  # shown: say what changed, the table being the previous scenario's
+            self.applied = (name, applied)
+            self._render()
 
     def _money(self, usd) -> str:
         return f"{usd * self.rate:,.0f} {self.currency}"
@@ -69,7 +75,10 @@ class LeverPanel:
     def _render(self):
         lang = self.lang
         if self.table is None:
-            self.message.value = f"<div class='wb-lever-risk'>{html.escape(t('levers_hint', lang))}</div>"
+            name, applied = self.applied
+            changes = "; ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in applied.items())
+            text = t("levers_applied", lang).format(name=name, changes=changes) if name else t("levers_hint", lang)
+            self.message.value = f"<div class='wb-lever-risk'>{html.escape(text)}</div>"
             self.rows.children = ()
             return
         usable = self.table[self.table["applicable"]]
@@ -80,18 +89,23 @@ class LeverPanel:
                                                                                   flex="0 0 auto"))
             button.add_class("wb-lever-apply")
             button.add_class(f"wb-lever-{lever.lever}")
-            button.on_click(lambda _b, applied=lever.applied: self._apply(applied))
+            label = lever.name_zh if lang == "zh" else lever.name
+            button.on_click(lambda _b, applied=lever.applied, label=label: self._apply(applied, label))
+            days = t("levers_sooner" if lever.days_saved >= 0.05 else "levers_later" if lever.days_saved <= -0.05
+                     else "levers_same_days", lang).format(days=abs(lever.days_saved))
             text = t("levers_row", lang).format(
-                name=lever.name, saving=self._money(lever.saving_usd),
+                name=lever.name_zh if lang == "zh" else lever.name, saving=self._money(lever.saving_usd),
                 risk=self._money(lever.risk_usd) if lever.risk_priced else t("levers_risk_not_priced", lang),
-                adjusted=self._money(lever.risk_adjusted_saving_usd), days=lever.days_saved, changes=lever.changes)
-            crosses = "".join(f"<br><span class='wb-boundary'>{html.escape(t('levers_crosses', lang))} "
+                adjusted=self._money(lever.risk_adjusted_saving_usd), days=days, changes=lever.changes)
+            crosses = "".join(f"<br><span class='wb-boundary'>⚠ {html.escape(t('levers_crosses', lang))} "
                               f"{html.escape(warning)}</span>" for warning in lever.crosses)
             detail = w.HTML(f"<div class='wb-lever'><b>{html.escape(text)}</b><br><span class='wb-lever-risk'>"
-                            f"{html.escape(lever.risk)} ({html.escape(lever.source)})</span>{crosses}</div>")
+                            f"{html.escape(lever.risk_zh if lang == 'zh' else lever.risk)} ({html.escape(lever.source)})"
+                            f"</span>{crosses}</div>")
             rows.append(w.HBox([button, detail], layout=w.Layout(align_items="flex-start", margin="0 0 6px 0")))
         skipped = self.table[~self.table["applicable"]]
         if len(skipped):
             rows.append(w.HTML("<div class='wb-lever-risk'>" + html.escape(t("levers_not_applicable", lang)) + " " + "; ".join(
-                html.escape(f"{r.name} ({r.why_not})") for r in skipped.itertuples()) + "</div>"))
+                html.escape(f"{r.name_zh if lang == 'zh' else r.name} ({r.why_not})") for r in skipped.itertuples())
+                + "</div>"))
         self.rows.children = rows

@@ -130,7 +130,8 @@ ENGINE_CHOICES = {"precision": ("bf16", "fp16", "fp8"),
                   "kv_cache_precision": ("bf16", "fp16", "fp8", "int8", "int4"),
                   "serving_prefill": ("interleaved", "disaggregated"), "serving_provisioning": ("fixed", "autoscaling"),
                   **{name: ("same", "on_demand", "reserved_1y", "reserved_3y", "spot") for name in
-                     ("experiment_pricing", "post_training_pricing", "serving_pricing", "serving_peak_pricing")},
+                     ("experiment_pricing", "post_training_pricing", "serving_pricing")},
+                  "serving_peak_pricing": ("same", "on_demand", "spot"),
                   "divergence_allowance": ("expected", "none")}
 #: Largest value the formulas give a meaning to (a ZeRO stage 4 or an MFU above 1 does not exist).
 ENGINE_MAX = {"zero_stage": 3, "mfu": 1, "rollout_mfu": 1, "serving_mfu": 1, "usable_memory_fraction": 1,

@@ -132,7 +132,7 @@ def _check_stage_pricing(v: dict, gpu):
                                 "same；或将集群计价方式设为云上模式")
         for key in {tuple(k) for k in zip(sku[other].ravel(), stage_mode[other].ravel(), provider[other].ravel())}:
             if not _priced(*key):
-                offered = [m for m in ("on_demand", "reserved_1y", "reserved_3y", "spot") if _priced(key[0], m, key[2])]
+                offered = [m for m in fields()[name].choices if m != "same" and _priced(key[0], m, key[2])]
                 raise ScenarioError(name, key[1], f"has no price on record for {key[0]} from provider {key[2]} "
                                     "(data/prices.csv)", ", ".join(["same", *offered]), "、".join(["same", *offered]))
 
