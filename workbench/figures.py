@@ -125,9 +125,10 @@ def gpu_price(x, f) -> dict:
     modes = stage_modes(x)
     stage_price, stage_source, stage_cost_type = {}, {}, {}
     for stage, mode in modes.items():
-        usd, source = np.array(main_price, dtype=float), np.array(main_source, dtype=object)
         other = mode != x["pricing"]  # a stage bought another way: its mode's rented price
-        if other.any():
+        usd, source = main_price, main_source
+        if other.any():  # copies only then: a 100,000-draw Monte Carlo would copy five times for nothing
+            usd, source = np.array(main_price, dtype=float), np.array(main_source, dtype=object)
             usd[other], rented_source = prices.price_per_gpu_hour(x["gpu"][other], mode[other], x["provider"][other])
             source[other] = [f"{stage.replace('_', ' ')} on {m}: {s}" for m, s in zip(mode[other], rented_source)]
         stage_price[stage], stage_source[stage] = usd, source

@@ -51,6 +51,17 @@ def all_lines(x, f) -> list[Line]:
     return lines + redundancy_lines(x, lines)
 
 
+def _where(condition, yes, no):
+    """``np.where`` that hands back ``yes`` or ``no`` itself when the condition is the same everywhere (the usual
+    batch: no 100,000-element array of the same text)."""
+    condition = np.asarray(condition, dtype=bool)
+    if condition.all():
+        return yes
+    if not condition.any():
+        return no
+    return np.where(condition, yes, no)
+
+
 def _price(group, f) -> tuple:
     """(USD/GPU-h, cost type, source) of a price group (``pretrain``, ``post_training``, ``experiments``,
     ``serving_base``, ``serving_peak``): bought as its pricing field says."""
@@ -103,16 +114,16 @@ def pretrain_lines(x, f) -> list[Line]:
     price, cost_type, source = _price("experiments", f)
     lines.append(Line("pretrain", "experiments", "trial-and-error and ablation runs", hours * experiment_share, "GPU-h",
                       price, cost_type, "pre-training GPU-h x (experiment_fraction + ablation_runs x ablation_run_fraction)",
-                      np.where(f["stage_mode"]["experiments"] != f["stage_mode"]["pretrain"], source,
+                      _where(f["stage_mode"]["experiments"] != f["stage_mode"]["pretrain"], source,
                                "LLaMA 1 development used ~3.4x the GPU-h of its final models (Touvron et al. 2023)")))
     price, cost_type, _ = _price("pretrain", f)
     allowed = np.asarray(x["divergence_allowance"]) == "expected"
     lines.append(Line("pretrain", "failures", "divergence restarts (expected)",
                       np.where(allowed, f["divergence_gpu_hours"], 0.0), "GPU-h", price, cost_type,
-                      "P(divergence) x (rollback_share x GPU-h + half the run in the fallback format); P = 1 - "
-                      "exp(-divergences per 1e12 tokens x tokens / 1e12)",
-                      np.where(~allowed, "0: divergence_allowance = none",
-                               np.where(np.asarray(f["divergence_gpu_hours"]) > 0,
+                      "(1 - e^-L) x rollback_share x GPU-h + (L - 1 + e^-L) / L of the run in the fallback format; "
+                      "L = divergences per 1e12 tokens x tokens / 1e12",
+                      _where(~allowed, "0: divergence_allowance = none",
+                             _where(np.asarray(f["divergence_gpu_hours"]) > 0,
                                         "data/precision_risks.csv (Fishman et al. 2024 for fp8; planning assumptions)",
                                         "0: bf16 is the reference format, with no divergence risk of its own "
                                         "(data/precision_risks.csv)"))))
@@ -201,7 +212,7 @@ def serving_lines(x, f) -> list[Line]:
     serve_hours, base_hours = f["serving_gpu_hours"], f["serving_base_gpu_hours"]
     price, _, base_source = _price("serving_base", f)
     peak_price, peak_cost_type, peak_source = _price("serving_peak", f)
-    source = np.where(serving_on, base_source, _NO_SERVING)
+    source = _where(serving_on, base_source, _NO_SERVING)
     return [
         Line("inference", "compute", "serving replicas (base)", base_hours, "GPU-h", price, "fixed",
              "replicas always running (fixed provisioning: the peak's; autoscaling: min_replicas) x GPUs per "
@@ -209,7 +220,7 @@ def serving_lines(x, f) -> list[Line]:
         Line("inference", "compute", "serving replicas (autoscaled)", serve_hours - base_hours, "GPU-h", peak_price,
              np.where(self_hosted, "fixed", peak_cost_type),
              "(average replicas over the daily traffic curve - min_replicas) x GPUs per replica x 730.5 h x serving_months",
-             np.where(autoscaled, np.where(serving_on, peak_source, _NO_SERVING),
+             _where(autoscaled, _where(serving_on, peak_source, _NO_SERVING),
                       np.where(self_hosted, "0: owned GPUs cost the same idle or busy; the fleet is sized for the peak "
                                             "(self_hosted)",
                                "0: fixed provisioning runs the peak's replicas all day (serving_provisioning = fixed)"))),
