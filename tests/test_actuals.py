@@ -319,3 +319,22 @@ def test_long_records_truncated_files_tiny_rates_and_odd_tags_are_named(tmp_path
     for bad in (0, -1, 1.5, True, None):
         with pytest.raises(ActualsError, match="chunk_rows"):
             read_focus(tmp_path / "nan.csv", chunk_rows=bad)
+
+
+def test_the_app_kernel_starts_pandas_without_pyarrow_and_still_reads_parquet(tmp_path):
+    pytest.importorskip("pyarrow")
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    rows, _, by_team = gpu_programme_rows()
+    table = {k: [r[k] for r in rows] for k in rows[0]}
+    pq.write_table(pa.table(table), tmp_path / "g.parquet")
+    code = f"""
+import sys
+from workbench.ui import Planner  # the app's first import
+assert sys.modules.get("pyarrow") is None, "pandas loaded pyarrow in the app's kernel"
+from workbench.actuals import read_focus
+result = read_focus({str(tmp_path / "g.parquet")!r})
+print(result.by_tag("team").to_dict())
+"""
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert eval(run.stdout) == pytest.approx(by_team, abs=1e-6)

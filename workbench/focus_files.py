@@ -38,13 +38,22 @@ def not_text(path: Path, error: UnicodeDecodeError, encoding: str) -> ActualsErr
                         "encoding (read_focus(..., encoding='latin-1'); workbench actuals --encoding latin-1)")
 
 
+def pyarrow_parquet():
+    """``pyarrow.parquet``, loaded now in an app kernel that started pandas without it (:mod:`workbench.app_kernel`)."""
+    import sys
+    if "pyarrow" in sys.modules and sys.modules["pyarrow"] is None:
+        del sys.modules["pyarrow"]
+    import pyarrow.parquet as pq
+    return pq
+
+
 def header(path: Path, encoding: str = "utf-8-sig") -> list[str]:
     """The export's column names, read without its rows."""
     if not path.is_file():
         raise ActualsError(f"{path}: no such file")
     if path.name.lower().endswith(".parquet"):
         try:
-            import pyarrow.parquet as pq
+            pq = pyarrow_parquet()
             return list(pq.read_schema(path).names)
         except ImportError as error:
             raise ActualsError(f"{path}: reading Parquet needs pyarrow ({error})") from None
@@ -80,7 +89,7 @@ def chunks(path: Path, header, columns, encoding: str, chunk_rows: int):
     name = path.name.lower()
     try:
         if name.endswith(".parquet"):
-            import pyarrow.parquet as pq
+            pq = pyarrow_parquet()
             offset = 0
             for batch in pq.ParquetFile(path).iter_batches(batch_size=chunk_rows, columns=columns):
                 frame = batch.to_pandas()

@@ -7,6 +7,8 @@ to its control and changes nothing else; no callback lets an exception reach the
 """
 from __future__ import annotations
 
+from . import app_kernel  # noqa: F401 - first: this kernel loads pandas without pyarrow (see the module)
+
 import base64
 import functools
 import html
