@@ -253,3 +253,24 @@ def test_reservations_and_odd_scenarios_give_rows_that_apply_as_shown():
         assert not given.loc[name, "applicable"] and "price_per_gpu_hour is given" in given.loc[name, "why_not"]
     spot = levers(Scenario(serving_months=12, requests_per_day=3e7)).set_index("lever").loc["spot_pretrain", "applied"]
     assert spot["serving_pricing"] == "on_demand"  # serving is not moved to spot by the pre-training lever
+
+
+def test_a_programme_has_its_levers_priced_over_its_horizon():
+    from workbench import programme, timeline
+    plan = programme.example()
+    table = levers(plan)
+    usable = table[table["applicable"]]
+    assert len(usable) >= 10 and "debug_release" in set(usable["lever"])
+    assert list(usable["risk_adjusted_saving_usd"]) == sorted(usable["risk_adjusted_saving_usd"], reverse=True)
+    base = timeline.evaluate(plan).total_cost_usd
+    row = usable.set_index("lever").loc["fp8"]
+    variant = timeline.evaluate(plan.replace(base={**plan.base, **row["applied"]})).total_cost_usd
+    assert variant == pytest.approx(row["total_usd"], rel=1e-12)
+    assert base - variant == pytest.approx(row["risk_adjusted_saving_usd"], rel=1e-12) and row["risk_usd"] > 0
+    debug = usable.set_index("lever").loc["debug_release"]
+    # each session holds its 3 working hours and then 1 h idle (the default), 0.25 h with the lever: 3.25 / 4
+    held = timeline.evaluate(plan).lines
+    assert debug["saving_usd"] == pytest.approx(held[held["category"] == "debug"]["cost_usd"].sum() * (1 - 3.25 / 4),
+                                                rel=1e-9)
+    assert debug["risk_usd"] == 0 and not debug["risk_priced"]
+    assert "reserved" not in set(table["lever"])

@@ -84,6 +84,8 @@ def build_parser() -> argparse.ArgumentParser:
     lev = _add_scenario_options(commands.add_parser(
         "levers", help="what to change to spend less: each lever's saving, its risk and the risk-adjusted saving, "
                        "ranked (same options as estimate)"))
+    lev.add_argument("--programme", metavar="FILE", help="a programme file (.json or .toml) or preset id: its levers "
+                                                         "over its horizon, instead of a single scenario's")
     lev.add_argument("--json", action="store_true", help="print JSON")
     sens = _add_scenario_options(commands.add_parser("sensitivity", help="what moves the total most (same options as estimate)"))
     sens.add_argument("--json", action="store_true", help="print JSON")
@@ -382,7 +384,11 @@ def _cmd_sensitivity(args) -> None:
 
 def _cmd_levers(args) -> None:
     from .levers import levers
-    table = levers(_scenario(args))
+    if args.programme:
+        from .programme_presets import presets, preset
+        table = levers(preset(args.programme) if args.programme in presets().index else programme.load(args.programme))
+    else:
+        table = levers(_scenario(args))
     if args.json:
         print(json.dumps([{k: (None if isinstance(v, float) and not np.isfinite(v) else v) for k, v in row.items()}
                           for row in table.to_dict("records")], indent=2, allow_nan=False, default=_json_default))

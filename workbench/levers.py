@@ -165,11 +165,13 @@ def levers(plan=None) -> pd.DataFrame:
     """The lever table of a scenario (default ``Scenario()``), ranked by risk-adjusted saving (columns
     :data:`COLUMNS`; levers that do not apply are listed last with ``why_not``; ``crosses``: the boundary warnings
     the lever's scenario gives that the scenario did not (:mod:`workbench.boundaries`); ``applied``: the field values that
-    give the row's figures, ``scenario.replace(**applied)``, the cluster size kept). A programme's levers are
-    those of its base scenario."""
+    give the row's figures, ``scenario.replace(**applied)``, the cluster size kept). For a
+    :class:`~workbench.programme.Programme`, see :func:`programme_levers`."""
     from .estimate import estimate
     from .programme import Programme
-    scenario = plan.base_scenario if isinstance(plan, Programme) else (Scenario() if plan is None else plan)
+    if isinstance(plan, Programme):
+        return programme_levers(plan)
+    scenario = Scenario() if plan is None else plan
     if not isinstance(scenario, Scenario) or scenario.batch_size is not None:
         raise ScenarioError("scenario", scenario, "is not a single Scenario", "workbench.Scenario(...) or a Programme")
     base = scenario.replace(divergence_allowance="expected")
@@ -271,3 +273,81 @@ def chart_frame(table: pd.DataFrame, rate: float = 1.0) -> pd.DataFrame:
     parts = [pd.DataFrame({"lever": usable["name"], "order": usable.index, "kind": kind, "usd": usable[column] * rate})
              for kind, column in (("saving", "saving_usd"), ("risk-adjusted", "risk_adjusted_saving_usd"))]
     return pd.concat(parts, ignore_index=True)
+
+
+#: Scenario levers a programme takes on its base (changes to fixed values; a lever relative to one run's figures,
+#: its MFU or its Young/Daly interval, or to one traffic curve, is not the programme's).
+PROGRAMME_LEVERS = ("async_checkpoint", "checkpoint_cleanup", "spot_experiments", "ablations_first", "deduplication",
+                    "fp8", "log_sampling", "spot_pretrain", "quantised_serving", "prefix_caching", "autoscaling")
+
+
+def programme_levers(programme) -> pd.DataFrame:
+    """The levers of a programme over its horizon, each priced by evaluating the programme with it applied
+    (:func:`workbench.timeline.evaluate`, which prices the workstreams in batches): the scenario levers of
+    :data:`PROGRAMME_LEVERS` applied to the programme's ``base`` (workstreams that set the field themselves keep
+    theirs), and the programme's own: idle debug environments released after 15 minutes. Columns as
+    :func:`levers`; ``days_saved`` is not given (a programme's months are its own); ``applied`` holds the ``base``
+    changes (``programme.replace(base={**programme.base, **applied})``), or ``workstreams`` for the debug lever.
+    A reservation is not offered: a programme's later work may fill its term, which one plan cannot tell."""
+    from .programme import ProgrammeError
+    from .timeline import evaluate
+    base_total = evaluate(programme).total_cost_usd
+    scenario = programme.base_scenario
+    conditions = _conditions(scenario, {})
+    # a programme serves by workstream (serve_months), not by its base's serving_months
+    conditions["serving"] = (any(w.serve_months > 0 for w in programme.workstreams), "no workstream serves a release")
+    rows = []
+
+    def priced(variant, twin):
+        total = evaluate(variant).total_cost_usd
+        plain = base_total - (evaluate(twin).total_cost_usd if twin is not None else total)
+        return {"saving_usd": plain, "risk_usd": plain - (base_total - total), "risk_adjusted_saving_usd":
+                base_total - total, "total_usd": total, "days_saved": float("nan")}
+
+    for lever in lever_table().itertuples():
+        if lever.lever not in PROGRAMME_LEVERS:
+            continue
+        row = {"lever": lever.lever, "name": lever.name, "name_zh": lever.name_zh, "risk": lever.risk,
+               "risk_zh": lever.risk_zh, "source": lever.source, "risk_priced": str(lever.risk).startswith("Modelled"),
+               "crosses": [], "why_not": "", "applied": {}, "changes": lever.changes}
+        failing = [conditions[c][1] for c in filter(None, str(lever.applies_when or "").split(";"))
+                   if not conditions[c][0]]
+        if failing:
+            rows.append({**row, "applicable": False, "why_not": failing[0]})
+            continue
+        changes = _changes(lever.changes, scenario, {}, {})
+        if "pricing" in changes:
+            changes.update({name: scenario.pricing for name in ("experiment_pricing", "post_training_pricing",
+                                                                 "serving_pricing")
+                            if getattr(scenario, name) == "same" and name not in changes})
+        off = _changes(str(lever.risk_off or ""), scenario, {}, {})
+        try:
+            variant = programme.replace(base={**programme.base, **changes})
+            twin = programme.replace(base={**programme.base, **changes, **off}) if off else None
+            figures = priced(variant, twin)
+        except (ProgrammeError, ScenarioError) as error:  # a workstream that cannot take it
+            rows.append({**row, "applicable": False, "why_not": str(error)})
+            continue
+        rows.append({**row, **figures, "applicable": True, "applied": changes,
+                     "changes": "; ".join(f"{k}={_shown(v)}" for k, v in changes.items())})
+    # the programme's own lever: development environments released after 15 minutes idle
+    held = [w for w in programme.workstreams if w.debug_never_released or w.hidden("debug_auto_release_hours") > 0.25]
+    row = {"lever": "debug_release", "name": "Release idle debug environments after 15 minutes",
+           "name_zh": "调试环境空闲 15 分钟后释放", "changes": "debug_auto_release_hours=0.25 on every workstream",
+           "risk": "A developer away longer than the timeout loses the session's state and waits for a new one",
+           "risk_zh": "离开超过超时时间的开发者会丢失会话状态并等待新环境", "risk_priced": False,
+           "source": "Planning guides: auto-release idle development environments; a notebook culler's timeout",
+           "crosses": [], "why_not": "", "applied": {}}
+    if held:
+        from dataclasses import replace
+        released = programme.replace(workstreams=tuple(
+            replace(w, debug_auto_release_hours=0.25, debug_never_released=False) if w in held else w
+            for w in programme.workstreams))
+        rows.append({**row, **priced(released, None), "applicable": True,
+                     "applied": {"workstreams": [w.name for w in held]}})
+    else:
+        rows.append({**row, "applicable": False, "why_not": "every workstream already releases within 15 minutes"})
+    table = pd.DataFrame(rows, columns=list(COLUMNS))
+    table["applicable"] = table["applicable"].astype(bool)
+    return table.sort_values(["applicable", "risk_adjusted_saving_usd"], ascending=[False, False],
+                             na_position="last", kind="stable").reset_index(drop=True)
