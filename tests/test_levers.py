@@ -260,7 +260,10 @@ def test_a_programme_has_its_levers_priced_over_its_horizon():
     plan = programme.example()
     table = levers(plan)
     usable = table[table["applicable"]]
-    assert len(usable) >= 10 and "debug_release" in set(usable["lever"])
+    assert len(usable) >= 9 and "debug_release" in set(usable["lever"])
+    # at its traffic the serving replicas are at their minimum: the serving levers save nothing and say so
+    idle = table.set_index("lever").loc[["autoscaling", "prefix_caching", "quantised_serving"]]
+    assert not idle["applicable"].any() and idle["why_not"].str.startswith("saves nothing here").all()
     assert list(usable["risk_adjusted_saving_usd"]) == sorted(usable["risk_adjusted_saving_usd"], reverse=True)
     base = timeline.evaluate(plan).total_cost_usd
     row = usable.set_index("lever").loc["fp8"]
@@ -274,3 +277,27 @@ def test_a_programme_has_its_levers_priced_over_its_horizon():
                                                 rel=1e-9)
     assert debug["risk_usd"] == 0 and not debug["risk_priced"]
     assert "reserved" not in set(table["lever"])
+
+
+def test_stage_reservations_sampled_logs_on_spot_and_stage_modes_are_judged_on_their_own():
+    for changes, start in ((dict(post_training_pricing="reserved_1y"), "post_training_pricing=reserved_1y: post "),
+                           (dict(experiment_pricing="reserved_3y"), "experiment_pricing=reserved_3y: experiments"),
+                           (dict(serving_pricing="reserved_1y", serving_months=3, requests_per_day=1e7),
+                            "serving_pricing=reserved_1y: serving base uses its")):
+        assert [w for w in estimate(Scenario(**changes)).warnings if w.startswith(start)], changes
+    # the diagnosis time follows failures, not spot reclaims: the warning's GPU-h are the engine's
+    s = Scenario(n_gpus=512, pricing="spot", spot_interruptions_per_node_month=4, log_sampling_ratio=0.1)
+    lost = line(estimate(s), "lost work and restarts", "pretrain")["quantity"]
+    without = line(estimate(s.replace(unlogged_diagnosis_minutes=0)), "lost work and restarts", "pretrain")["quantity"]
+    warning = [w for w in estimate(s).warnings if w.startswith("log_sampling_ratio=")][0]
+    assert f"about {lost - without:,.0f} GPU-h" in warning
+    spot_cluster = levers(Scenario(pricing="spot", experiment_pricing="on_demand")).set_index("lever")
+    assert spot_cluster.loc["spot_experiments", "applicable"]  # the experiments are on demand here
+    assert levers(Scenario(experiment_fraction=0.05)).set_index("lever").loc["ablations_first", "why_not"].startswith(
+        "adds ")
+
+
+def test_the_cli_refuses_scenario_options_with_a_programme():
+    run = subprocess.run([sys.executable, "-m", "workbench.cli", "levers", "--programme", "assistant-7b", "--n-gpus", "8"],
+                         capture_output=True, text=True)
+    assert run.returncode == 2 and "--n-gpus is a scenario option" in run.stderr and run.stderr.count("\n") == 1

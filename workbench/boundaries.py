@@ -96,16 +96,7 @@ def warnings(scenario, f) -> list[str]:
                    f"with probability {float(f['divergence_probability']):.0%} over {scenario.tokens:.3g} tokens, "
                    f"about {expected:,.0f} GPU-h ({expected * price:,.0f} USD of GPU time); set divergence_allowance=expected to "
                    f"carry it ({risks.at[scenario.precision, 'source']})")
-    mode = str(f["stage_mode"]["pretrain"])
-    stages = ["pretrain"] + (["sft", "preference", "evaluation"]
-                             if str(f["stage_mode"]["post_training"]) == mode else [])
-    used_hours = sum(float(f["stage_days"][stage]) for stage in stages) * 24.0
-    idle = idle_commitment_gpu_hours(float(f["n_gpus"]), used_hours, mode)
-    if idle > limit["reserved_idle_share_max"] * (idle + float(f["n_gpus"]) * used_hours):
-        out.append(f"pricing={mode}: the training stages use the cluster {used_hours / 24:,.0f} days of the "
-                   f"commitment's {RESERVED_YEARS[mode] * 365.25 * math.ceil(used_hours / (RESERVED_YEARS[mode] * HOURS_PER_YEAR)):,.0f}: "
-                   f"{idle:,.0f} GPU-h ({idle * price:,.0f} USD of GPU time) paid idle unless other work fills them "
-                   f"({why['reserved_idle_share_max']})")
+    out += _reserved_warnings(scenario, f, limit["reserved_idle_share_max"], why["reserved_idle_share_max"])
     if f["stage_mode"]["pretrain"] == "spot":
         # the run's wall-clock time with its failures and restarts: reclaims come while it lasts
         n_gpus, wall_hours = float(f["n_gpus"]), float(f["stage_days"]["pretrain"]) * 24.0
@@ -126,11 +117,48 @@ def warnings(scenario, f) -> list[str]:
                    f"dropped or queued ({why['serving_unserved_share_max']})")
     unlogged = (1.0 - scenario.log_sampling_ratio) * scenario.unlogged_diagnosis_minutes / 60.0
     if unlogged > 0:
-        interruptions = float(f["stage_overhead"]["pretrain"]["interruptions"])
+        # failures only: a spot reclaim has a known cause and needs no search for a node
+        total_rate = float(f["interruptions_per_day"])
+        failure_rate = float(f["n_gpus"]) * scenario.gpu_failure_rate_per_day
+        interruptions = float(f["stage_overhead"]["pretrain"]["interruptions"]) * (
+            failure_rate / total_rate if total_rate > 0 else 0.0)
         idle = interruptions * unlogged * float(f["n_gpus"])
         if idle > limit["log_diagnosis_share_max"] * float(f["gpu_hours"]):
             out.append(f"log_sampling_ratio={scenario.log_sampling_ratio:g} on {float(f['n_gpus']):,.0f} GPUs: "
-                       f"{1 - scenario.log_sampling_ratio:.0%} of the {interruptions:,.0f} interruptions expected lack "
+                       f"{1 - scenario.log_sampling_ratio:.0%} of the {interruptions:,.0f} failures expected lack "
                        f"the failing node's logs, adding about {idle:,.0f} GPU-h ({idle * price:,.0f} USD of GPU time) of idle "
                        f"cluster while it is found ({why['log_diagnosis_share_max']})")
+    return out
+
+
+def _reserved_warnings(scenario, f, share_max: float, why: str) -> list[str]:
+    """A reservation (of the cluster or of a stage) whose whole terms the plan leaves more than ``share_max`` idle."""
+    n_gpus, out = float(f["n_gpus"]), []
+    modes = {group: str(np.ravel(mode)[0]) for group, mode in f["stage_mode"].items()}
+    groups = {  # price group -> (field, GPUs held, wall-clock hours used)
+        "pretrain": ("pricing", n_gpus, float(f["stage_days"]["pretrain"]) * 24.0),
+        "post_training": ("post_training_pricing", n_gpus, sum(float(f["stage_days"][s]) for s in
+                                                               ("sft", "preference", "evaluation")) * 24.0),
+        "serving_base": ("serving_pricing", float(f["serving_base_gpu_hours"]) / max(scenario.serving_months, 1e-9)
+                         / (HOURS_PER_YEAR / 12.0), scenario.serving_months * HOURS_PER_YEAR / 12.0),
+    }
+    if modes["post_training"] == modes["pretrain"]:  # one commitment for the cluster's training stages
+        field, gpus, hours = groups.pop("post_training")
+        groups["pretrain"] = ("pricing", n_gpus, groups["pretrain"][2] + hours)
+    if modes["experiments"] in RESERVED_YEARS:  # trial-and-error runs on a reservation of their own
+        experiment_hours = float(f["gpu_hours"]) * (scenario.experiment_fraction + scenario.ablation_runs
+                                                    * scenario.ablation_run_fraction) / n_gpus
+        if modes["experiments"] != modes["pretrain"]:
+            groups["experiments"] = ("experiment_pricing", n_gpus, experiment_hours)
+    for group, (field, gpus, hours) in groups.items():
+        mode = modes[group]
+        if mode not in RESERVED_YEARS or gpus <= 0 or hours <= 0:
+            continue
+        idle = idle_commitment_gpu_hours(gpus, hours, mode)
+        if idle > share_max * (idle + gpus * hours):
+            price = float(np.ravel(f["stage_price"][group])[0])
+            term_days = RESERVED_YEARS[mode] * 365.25 * math.ceil(hours / (RESERVED_YEARS[mode] * HOURS_PER_YEAR) - 1e-9)
+            out.append(f"{field}={getattr(scenario, field)}: {group.replace('_', ' ')} uses its {gpus:,.0f} reserved "
+                       f"GPUs {hours / 24:,.1f} days of the commitment's {term_days:,.0f}: {idle:,.0f} GPU-h "
+                       f"({idle * price:,.0f} USD of GPU time) paid idle unless other work fills them ({why})")
     return out

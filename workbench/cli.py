@@ -386,6 +386,10 @@ def _cmd_levers(args) -> None:
     from .levers import levers
     if args.programme:
         from .programme_presets import presets, preset
+        given = [name for name in fields() if getattr(args, name) is not None]
+        if given:
+            raise UsageError(f"--{given[0].replace('_', '-')} is a scenario option; with --programme the programme "
+                             "file holds its scenarios: leave the scenario options out")
         table = levers(preset(args.programme) if args.programme in presets().index else programme.load(args.programme))
     else:
         table = levers(_scenario(args))
@@ -399,6 +403,8 @@ def _cmd_levers(args) -> None:
     shown = usable[["lever", "saving_usd", "risk_usd", "risk_adjusted_saving_usd", "days_saved", "changes"]].astype(
         {"risk_usd": object})
     shown.loc[~usable["risk_priced"], "risk_usd"] = "not priced"  # stated below, with its source
+    if shown["days_saved"].isna().all():  # a programme's months are its own
+        shown = shown.drop(columns="days_saved")
     print(shown.to_string(index=False, float_format=lambda x: f"{x:,.0f}" if abs(x) >= 10 else f"{x:,.2f}"))
     print("\nRisks:")
     for row in usable.itertuples():

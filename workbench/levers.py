@@ -81,13 +81,15 @@ def _conditions(scenario: Scenario, details: dict) -> dict:
     """The conditions ``applies_when`` may name -> (holds, the reason it does not)."""
     from . import catalog
     serving = scenario.serving_months > 0
+    # the mode a stage is bought in: its own field, or the cluster's where it is "same"
+    serving_mode = scenario.pricing if scenario.serving_pricing == "same" else scenario.serving_pricing
+    experiment_mode = scenario.pricing if scenario.experiment_pricing == "same" else scenario.experiment_pricing
     has_fp8 = np.isfinite(float(catalog.peak_flops_per_s(scenario.gpu, "fp8")))
     return {
         "cloud": (scenario.pricing != "self_hosted", "the cluster is self-hosted"),
         "not_spot": (scenario.pricing != "spot", "pricing is already spot"),
         "on_demand": (scenario.pricing == "on_demand", f"pricing is {scenario.pricing}, not on_demand"),
-        "not_reserved": (scenario.serving_pricing in ("same", "on_demand", "spot") and scenario.pricing not in
-                         ("reserved_1y", "reserved_3y"), "serving is already reserved"),
+        "not_reserved": (serving_mode not in ("reserved_1y", "reserved_3y"), "serving is already reserved"),
         "has_fp8": (has_fp8, f"{scenario.gpu} has no fp8 peak in the catalog"),
         "not_fp8": (scenario.precision != "fp8", "precision is already fp8"),
         "serving": (serving, "no serving horizon (serving_months = 0)"),
@@ -101,8 +103,7 @@ def _conditions(scenario: Scenario, details: dict) -> dict:
                             "price_per_gpu_hour is given: the catalogue's prices of other modes do not compare with it"),
         "experiments": (scenario.experiment_fraction + scenario.ablation_runs * scenario.ablation_run_fraction > 0,
                         "no trial-and-error or ablation runs are planned"),
-        "experiments_not_spot": (scenario.experiment_pricing != "spot" and scenario.pricing != "spot",
-                                 "experiments are already on spot"),
+        "experiments_not_spot": (experiment_mode != "spot", "experiments are already on spot"),
         "logs_above_sampled": (scenario.log_sampling_ratio > 0.1 or scenario.log_retention_days > 30,
                                "logs are already sampled at 10 % or less and kept 30 days or less"),
         "above_average": (scenario.serving_headroom > 1.0 / scenario.peak_to_average + 1e-9,
@@ -148,7 +149,8 @@ def _idle_commitment_usd(name: str, scenario: Scenario, variant: Scenario, est, 
     lines = est.lines[est.lines["scenario"] == i]
     if name == "reserved":
         # the stages bought as the cluster is (the lever keeps the others as they were bought)
-        stages = ["pretrain"] + (["sft", "preference", "evaluation"] if variant.post_training_pricing == "same" else [])
+        post_mode = variant.pricing if variant.post_training_pricing == "same" else variant.post_training_pricing
+        stages = ["pretrain"] + (["sft", "preference", "evaluation"] if post_mode == variant.pricing else [])
         used_hours = sum(float(np.ravel(est.details["pretrain_days_with_overheads" if stage == "pretrain" else
                                                     f"{stage}_days"])[i]) for stage in stages) * 24.0
         price = float(lines.loc[(lines["item"] == "accelerator time") & (lines["stage"] == "pretrain"), "unit_cost_usd"].iloc[0])
@@ -251,7 +253,18 @@ def levers(plan=None) -> pd.DataFrame:
         rows[index].update(saving_usd=plain, risk_usd=plain - adjusted + idle, risk_adjusted_saving_usd=adjusted - idle,
                            days_saved=float(days[0] - days[k]), total_usd=float(totals[k]),
                            crosses=[w for w in estimate(variant).warnings if field_of(w) and field_of(w) not in before])
+    return _ranked(rows)
+
+
+def _ranked(rows: list) -> pd.DataFrame:
+    """The table, ranked; a lever that saves nothing here (its plain saving at most a cent) is listed with why."""
     table = pd.DataFrame(rows, columns=list(COLUMNS))
+    nothing = table["applicable"].astype(bool) & ~(table["saving_usd"] > 0.01)
+    table.loc[nothing, "why_not"] = [f"adds {-s:,.0f} USD here: it brings more than it removes" if s < -0.01 else
+                                     "saves nothing here: the plan already has what it brings"
+                                     for s in table.loc[nothing, "saving_usd"]]
+    table.loc[nothing, ["applicable", "crosses"]] = [[False, []] for _ in range(int(nothing.sum()))] if nothing.any() \
+        else table.loc[nothing, ["applicable", "crosses"]]
     table["applicable"] = table["applicable"].astype(bool)
     return table.sort_values(["applicable", "risk_adjusted_saving_usd"], ascending=[False, False],
                              na_position="last", kind="stable").reset_index(drop=True)
@@ -347,7 +360,4 @@ def programme_levers(programme) -> pd.DataFrame:
                      "applied": {"workstreams": [w.name for w in held]}})
     else:
         rows.append({**row, "applicable": False, "why_not": "every workstream already releases within 15 minutes"})
-    table = pd.DataFrame(rows, columns=list(COLUMNS))
-    table["applicable"] = table["applicable"].astype(bool)
-    return table.sort_values(["applicable", "risk_adjusted_saving_usd"], ascending=[False, False],
-                             na_position="last", kind="stable").reset_index(drop=True)
+    return _ranked(rows)
