@@ -68,11 +68,8 @@ def training_cluster(x, f) -> dict:
     # ... and the prior is fitted against the peak of bf16 (fp16 where there is none): a lower format's larger peak
     # is not a proportionally faster run; it runs its measured end-to-end speed-up faster (data/precision_risks.csv)
     reference_peak = catalog.peak_flops_per_s(x["gpu"], mfu.training_precision(x["gpu"]))
-    risks = failures.precision_risk_values()
-    precision = np.asarray(x["precision"], dtype=object)
-    distinct, back = np.unique(precision.astype(str), return_inverse=True)  # a batch holds a few formats
-    speedup = np.array([risks[p][3] for p in distinct], dtype=float)[back.reshape(precision.shape)]
-    precision_factor = speedup * reference_peak / peak
+    by_precision = precision_figures(x["precision"])
+    precision_factor = by_precision["speedup"] * reference_peak / peak
     level = mfu.level(x["gpu"]) * selective_flops / hardware_flops * precision_factor
     beta = np.where(~np.isnan(x["mfu"]), 0.0, mfu.scaling_exponent())
     hours_at_reference = compute.gpu_hours(flops, peak, fill(x["mfu"], level))
@@ -100,6 +97,7 @@ def training_cluster(x, f) -> dict:
             "gpu_memory_bytes": memory_bytes, "activation_bytes_per_gpu": activations, "min_gpus_to_fit": min_gpus,
             "n_gpus_wanted": wanted, "n_gpus": n_gpus,
             "mfu_prior": mfu.level(x["gpu"]) * precision_factor * mfu.cluster_factor(n_gpus),
+            "by_precision": by_precision,
             "mfu": mfu_used, "gpu_hours": hours, "wall_days": compute.wall_days(hours, n_gpus),
             "model_state_bytes_per_gpu": memory.model_state_bytes(x["params"], n_gpus, x["zero_stage"],
                                                                   x["tensor_parallel"], x["pipeline_parallel"],
@@ -144,6 +142,22 @@ STAGE_PRICING_FIELDS = {"experiments": "experiment_pricing", "post_training": "p
 #: The price group of each training stage.
 PRICE_GROUP = {"pretrain": "pretrain", "sft": "post_training", "preference": "post_training",
                "evaluation": "post_training", "experiments": "experiments"}
+
+
+def precision_figures(precision) -> dict:
+    """Per element of a batch, the training format's row of ``data/precision_risks.csv``: ``speedup`` over the
+    reference format, ``divergences_per_trillion_tokens``, ``rollback_share`` and ``fallback_speedup`` (the
+    speed-up of the format a diverged run falls back to). Looked up once per distinct format."""
+    risks = failures.precision_risk_values()
+    precision = np.asarray(precision, dtype=object)
+    distinct, back = np.unique(precision.astype(str), return_inverse=True)  # a batch holds a few formats
+    back = back.reshape(precision.shape)
+
+    def column(pick):
+        return np.array([pick(risks[p]) for p in distinct], dtype=float)[back]
+
+    return {"speedup": column(lambda r: r[3]), "divergences_per_trillion_tokens": column(lambda r: r[0]),
+            "rollback_share": column(lambda r: r[1]), "fallback_speedup": column(lambda r: risks[r[2]][3])}
 
 
 def stage_modes(x) -> dict:
@@ -218,16 +232,10 @@ def failures_and_stages(x, f) -> dict:
                                                restart_hours if stage == "pretrain" else restart(post_per_day))
                       for stage, h in stage_compute.items() if stage != "evaluation"}
     # the expected divergence restarts of the training format, pre-training only (data/precision_risks.csv)
-    risks = failures.precision_risk_values()
-    precision = np.asarray(x["precision"], dtype=object)
-    distinct, back = np.unique(precision.astype(str), return_inverse=True)  # a batch holds a few formats
-    back = back.reshape(precision.shape)
-    rate = np.array([risks[p][0] for p in distinct], dtype=float)[back]
-    rollback = np.array([risks[p][1] for p in distinct], dtype=float)[back]
+    p = f["by_precision"]
+    rate, rollback = p["divergences_per_trillion_tokens"], p["rollback_share"]
     # the rest of the run in the fallback format runs at that format's end-to-end speed (data/precision_risks.csv)
-    speed = np.array([risks[p][3] for p in distinct], dtype=float)[back]
-    fallback_speed = np.array([risks[risks[p][2]][3] for p in distinct], dtype=float)[back]
-    fallback_hours = f["gpu_hours"] * speed / fallback_speed
+    fallback_hours = f["gpu_hours"] * p["speedup"] / p["fallback_speedup"]
     divergences = rate * np.asarray(x["tokens"], dtype=float) / 1e12
     divergence_probability = failures.divergence_probability(x["tokens"], rate)
     divergence_gpu_hours = failures.expected_divergence_gpu_hours(divergences, f["gpu_hours"], fallback_hours, rollback)

@@ -77,7 +77,7 @@ def lever_table() -> pd.DataFrame:
     return frame
 
 
-def _conditions(scenario: Scenario, details: dict) -> dict:
+def _conditions(scenario: Scenario) -> dict:
     """The conditions ``applies_when`` may name -> (holds, the reason it does not)."""
     from . import catalog
     serving = scenario.serving_months > 0
@@ -187,7 +187,7 @@ def levers(plan=None) -> pd.DataFrame:
     if base.n_gpus is None:
         pinned = {"n_gpus": int(round(float(first.n_gpus)))}
         base = base.replace(**pinned)
-    conditions = _conditions(base, first.details)
+    conditions = _conditions(base)
     rows, variants, twins = [], [], []
     for lever in lever_table().itertuples():
         wanted = [c for c in str(lever.applies_when or "").split(";") if c]
@@ -225,15 +225,18 @@ def levers(plan=None) -> pd.DataFrame:
     # engine uses for that element (fp8's MFU prior is not bf16's)
     nullable = [name for name in varying if fields()[name].nullable]
 
-    def fill(s):
+    # each variant's own estimate, once: its empty fields' values, and the boundaries it crosses
+    own = [estimate(v) for _, v in variants]
+
+    def fill(s, its=None):
         empty = [name for name in nullable if getattr(s, name) is None]
         if not empty:
             return s
-        own = estimate(s)
-        return s.replace(**{name: float(np.ravel(getattr(own, name, own.details.get(name)))[0]) for name in empty})
+        its = its if its is not None else estimate(s)
+        return s.replace(**{name: float(np.ravel(getattr(its, name, its.details.get(name)))[0]) for name in empty})
 
-    base = fill(base)
-    variants = [(i, fill(v)) for i, v in variants]
+    base = fill(base, first)  # the pinned cluster is the one first was sized to: the same figures
+    variants = [(i, fill(v, its)) for (i, v), its in zip(variants, own)]
     twins = [None if t is None else fill(t) for t in twins]
     batch = [base, *(v for _, v in variants), *(t for t in twins if t is not None)]
     est = estimate(Scenario(**{name: [getattr(s, name) for s in batch] for name in _varying(batch)},
@@ -242,7 +245,7 @@ def levers(plan=None) -> pd.DataFrame:
     totals = lines.groupby("scenario")["cost_usd"].sum()
     days = np.ravel(est.details["training_days_total"])
     # a boundary the lever crosses is one the scenario had not crossed (its numbers may move, its field not)
-    before = {field_of(w) for w in estimate(base).warnings} - {None}
+    before = {field_of(w) for w in first.warnings} - {None}
     twin_index = len(variants) + 1
     for k, (index, variant) in enumerate(variants, start=1):
         adjusted = float(totals[0] - totals[k])
@@ -252,7 +255,7 @@ def levers(plan=None) -> pd.DataFrame:
         idle = _idle_commitment_usd(rows[index]["lever"], base, variant, est, k)
         rows[index].update(saving_usd=plain, risk_usd=plain - adjusted + idle, risk_adjusted_saving_usd=adjusted - idle,
                            days_saved=float(days[0] - days[k]), total_usd=float(totals[k]),
-                           crosses=[w for w in estimate(variant).warnings if field_of(w) and field_of(w) not in before])
+                           crosses=[w for w in own[k - 1].warnings if field_of(w) and field_of(w) not in before])
     return _ranked(rows)
 
 
@@ -306,7 +309,7 @@ def programme_levers(programme) -> pd.DataFrame:
     from .timeline import evaluate
     base_total = evaluate(programme).total_cost_usd
     scenario = programme.base_scenario
-    conditions = _conditions(scenario, {})
+    conditions = _conditions(scenario)
     # a programme serves by workstream (serve_months), not by its base's serving_months
     conditions["serving"] = (any(w.serve_months > 0 for w in programme.workstreams), "no workstream serves a release")
     rows = []

@@ -35,6 +35,8 @@ class LeverPanel:
         self.set_language(lang, currency, rate)
 
     def set_language(self, lang, currency, rate):
+        if (lang, currency, rate) == (self.lang, self.currency, self.rate) and self.find.description:
+            return  # called on every redraw: nothing to relabel
         self.lang, self.currency, self.rate = lang, currency, rate
         self.title.value = f"<h4>{html.escape(t('levers_title', lang))}</h4>"
         self.find.description = t("levers_find", lang)
@@ -42,8 +44,8 @@ class LeverPanel:
 
     def set_scenario(self, scenario):
         if scenario is not self.scenario:
-            self.scenario, self.table = scenario, None
-            self.rows.children = ()  # the table was another scenario's; a message about it stays until the next
+            self.scenario, self.table = scenario, None  # the table was another scenario's
+            self._render()
 
     def _find(self, _button=None):
         from .levers import levers
