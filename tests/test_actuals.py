@@ -303,8 +303,8 @@ def test_long_records_truncated_files_tiny_rates_and_odd_tags_are_named(tmp_path
     first = read_focus(tmp_path / "first.csv")  # six fields too many on the first record: that record rejected
     assert first.total_usd == 10 and first.rejected[["row", "code"]].values.tolist() == [[2, "record_extra"]]
     (tmp_path / "long.csv").write_text("\n".join([header, good, good + "," * 30]) + "\n", encoding="utf-8")
-    with pytest.raises(ActualsError, match=r"allowed: records of at most the header's 7 fields plus 16"):
-        read_focus(tmp_path / "long.csv")
+    long = read_focus(tmp_path / "long.csv")  # one rule for every record: rejected alone, not the file
+    assert long.total_usd == 10 and long.rejected[["row", "code"]].values.tolist() == [[3, "record_extra"]]
     packed = gzip.compress(("\n".join([header] + [good] * 2000) + "\n").encode())
     (tmp_path / "cut.csv.gz").write_bytes(packed[: len(packed) // 2])
     with pytest.raises(ActualsError, match="not a readable FOCUS export"):
@@ -338,3 +338,38 @@ print(result.by_tag("team").to_dict())
 """
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert eval(run.stdout) == pytest.approx(by_team, abs=1e-6)
+
+
+def test_one_rule_for_every_record_whatever_its_place(tmp_path):
+    """Issue 26, item 8: 20 extra empty fields are rejected as the first record and as the second; a record with
+    fewer fields is rejected, not read with empty cells; a quote left open refuses the file naming its line; line
+    numbers count lines even after a quoted field that spans them."""
+    header = "ChargePeriodStart,ChargePeriodEnd,BillingCurrency,ServiceCategory,ChargeCategory,EffectiveCost,Tags"
+    good = "2025-01-01,2025-01-02,USD,Compute,Usage,10,"
+    for records, bad_line in (([good + "," * 20, good], 2), ([good, good + "," * 20], 3)):
+        (tmp_path / "x.csv").write_text("\n".join([header, *records]) + "\n", encoding="utf-8")
+        result = read_focus(tmp_path / "x.csv")
+        assert result.total_usd == 10
+        assert result.rejected[["row", "code"]].values.tolist() == [[bad_line, "record_extra"]]
+    (tmp_path / "short.csv").write_text("\n".join([header, good, "2025-01-01,2025-01-02,USD,Compute,Usage,99"])
+                                        + "\n", encoding="utf-8")
+    short = read_focus(tmp_path / "short.csv")
+    assert short.total_usd == 10 and short.rejected[["row", "code"]].values.tolist() == [[3, "record_short"]]
+    assert "fewer fields than the header's 7" in short.rejected["reason"][0]
+    assert short.reasons("zh").tolist() == ["字段数少于表头的 7 个（是否有被截断的行？）"]
+    spans = '2025-01-01,2025-01-02,USD,Compute,Usage,5,"{""team"":\n""a""}"'
+    (tmp_path / "spans.csv").write_text("\n".join([header, spans, good, good + ",x"]) + "\n", encoding="utf-8")
+    result = read_focus(tmp_path / "spans.csv")
+    assert result.total_usd == 15 and result.rows["row"].tolist() == [2, 4]
+    assert result.rejected[["row", "code"]].values.tolist() == [[5, "record_extra"]]
+    (tmp_path / "open.csv").write_text("\n".join([header, good, '2025-01-01,2025-01-02,USD,"Compute,Usage,3,',
+                                                  good, good]) + "\n", encoding="utf-8")
+    with pytest.raises(ActualsError, match=r"line 3: a quoted field opened on this record is never closed"):
+        read_focus(tmp_path / "open.csv")
+    (tmp_path / "quote.csv").write_text("\n".join([header, good, '2025-01-01,2025-01-02,USD,"Compute"x,Usage,3,',
+                                                   good]) + "\n", encoding="utf-8")
+    quoted = read_focus(tmp_path / "quote.csv")
+    assert quoted.total_usd == 20 and quoted.rejected[["row", "code"]].values.tolist() == [[3, "record_quote"]]
+    for chunk_rows in (1, 2, 7):  # the same rows and rejections whatever the chunk
+        again = read_focus(tmp_path / "spans.csv", chunk_rows=chunk_rows)
+        assert again.rows["row"].tolist() == [2, 4] and again.rejected["row"].tolist() == [5]

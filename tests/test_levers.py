@@ -269,7 +269,13 @@ def test_a_programme_has_its_levers_priced_over_its_horizon():
     row = usable.set_index("lever").loc["fp8"]
     variant = timeline.evaluate(plan.replace(base={**plan.base, **row["applied"]})).total_cost_usd
     assert variant == pytest.approx(row["total_usd"], rel=1e-12)
-    assert base - variant == pytest.approx(row["risk_adjusted_saving_usd"], rel=1e-12) and row["risk_usd"] > 0
+    # the risk is what it adds to the work (serving aside, after the horizon included); its saving, the plan's
+    twin = timeline.evaluate(plan.replace(base={**plan.base, **row["applied"], "divergence_allowance": "none"}))
+    risky = timeline.evaluate(plan.replace(base={**plan.base, **row["applied"]}))
+    work = lambda tl: tl.lines.loc[tl.lines["stage"] != "inference", "cost_usd"].sum() + tl.beyond_horizon_usd  # noqa: E731
+    assert row["risk_usd"] == pytest.approx(work(risky) - work(twin), rel=1e-12) and row["risk_usd"] > 0
+    assert base - twin.total_cost_usd == pytest.approx(row["saving_usd"], rel=1e-12)
+    assert row["risk_adjusted_saving_usd"] == pytest.approx(row["saving_usd"] - row["risk_usd"], rel=1e-12)
     debug = usable.set_index("lever").loc["debug_release"]
     # each session holds its 3 working hours and then 1 h idle (the default), 0.25 h with the lever: 3.25 / 4
     held = timeline.evaluate(plan).lines

@@ -250,7 +250,7 @@ BAD = [
     ({"alert_percents": [80, 50]}, "is not in increasing order"),
     ({"colour": "blue"}, "colour='blue': is not a programme field"),
     ({"schema_version": 2}, "schema_version=2: is missing or not supported"),
-    ({"base": {"mfu": 2}}, "programme · changes.mfu=2"),
+    ({"base": {"mfu": 2}}, "programme · base.mfu=2"),
     ({"workstreams": []}, "is not a list of 1 or more workstreams"),
 ]
 BAD_WORKSTREAM = [

@@ -121,7 +121,7 @@ def test_idle_resources_and_rising_unit_costs_are_flagged(plan, tmp_path):
 
 def test_months_that_cannot_be_compared_are_said(plan, tmp_path):
     bill = bill_from_plan(plan, tmp_path / "b.csv")
-    with pytest.raises(ReviewError, match="start='March': is not a month; allowed: YYYY-MM"):
+    with pytest.raises(ReviewError, match="start='March': is not a month the plan can start in; allowed: YYYY-MM"):
         review.compare(bill, plan, start="March")
     with pytest.raises(ReviewError, match=r"the bill's months \(2025-01 to 2025-03\) fall outside the plan's 2030-01"):
         review.compare(bill, plan, start="2030-01")

@@ -181,7 +181,13 @@ def read_focus(path, cost_column: str = "EffectiveCost", rates: dict | None = No
     wanted = [c for c in dict.fromkeys(header) if c in {cost_column, *REQUIRED, *OPTIONAL}]
     keys = tag_keys()
     parts, problems = [], []
-    for frame in focus_files.chunks(path, header, wanted, encoding, chunk_rows):
+    surveyed = None if path.name.lower().endswith(".parquet") else focus_files.survey(path, encoding, len(header))
+    if surveyed is not None and surveyed.miscounted:  # records not read for their shape, each with its line
+        lines, codes = zip(*surveyed.miscounted)
+        problems.append(pd.DataFrame({"row": np.array(lines, dtype=np.int64), "column": "(record)",
+                                      "reason": [reason_text(c, "en", len(header)) for c in codes], "code": codes,
+                                      "value": "", "cost_usd": np.nan}, columns=REJECTED_COLUMNS))
+    for frame in focus_files.chunks(path, header, wanted, encoding, chunk_rows, surveyed):
         rows, rejected = _checked_chunk(frame, len(header), cost_column, rates, keys)
         parts.append(rows)
         problems.append(rejected)
@@ -204,28 +210,22 @@ def reason_text(code: str, lang: str = "en", header_fields: int = 0) -> str:
 def _checked_chunk(frame: pd.DataFrame, header_fields: int, cost_column: str, rates: dict, keys: dict):
     """(accepted rows, rejections) of one chunk of records, every cell still text."""
     # a record's number in the file (the header is 1; blank lines count): its line unless a quoted field spans lines
-    line = frame.index.to_numpy(dtype=np.int64) + 2
+    line = frame.index.to_numpy(dtype=np.int64)
     found: list[tuple] = []  # (mask, column, code, values): turned into rejections once costs are known
 
     def reject(mask, column, code, values):
         if mask.any():
             found.append((mask, column, reason_text(code, "en", header_fields), code, values))
 
-    # records with more fields than the header (an unquoted comma shifts every value after it) or fewer
-    extra = [c for c in frame.columns if str(c).startswith(focus_files.EXTRA)]
-    broken = frame[extra].fillna("").ne("").any(axis=1).to_numpy() if extra else np.zeros(len(frame), bool)
-    reject(broken, "(record)", "record_extra", np.full(len(frame), "", dtype=object))
-    frame = frame.drop(columns=extra)  # a record with fewer fields reads as empty cells, which the checks below name
-
     raw_cost = _strip(frame[cost_column])
-    empty_cost = raw_cost.isin(MISSING).to_numpy() & ~broken  # FOCUS: a cost column is never null
+    empty_cost = raw_cost.isin(MISSING).to_numpy()  # FOCUS: a cost column is never null
     cost = pd.to_numeric(raw_cost.where(~empty_cost, "nan"), errors="coerce").to_numpy(dtype=float)
     unreadable = ~np.isfinite(cost)
     huge = ~unreadable & (np.abs(cost) > MAX_CHARGE_USD)
-    cost = np.where(huge | broken, np.nan, cost)
+    cost = np.where(huge, np.nan, cost)
     reject(empty_cost, cost_column, "cost_empty", raw_cost)
-    reject(unreadable & ~empty_cost & ~broken, cost_column, "cost_not_number", raw_cost)
-    reject(huge & ~broken, cost_column, "cost_huge", raw_cost)
+    reject(unreadable & ~empty_cost, cost_column, "cost_not_number", raw_cost)
+    reject(huge, cost_column, "cost_huge", raw_cost)
     starts, bad_start = _dates(frame["ChargePeriodStart"])
     ends, bad_end = _dates(frame["ChargePeriodEnd"])
     reject(bad_start, "ChargePeriodStart", "not_date", frame["ChargePeriodStart"])
@@ -259,7 +259,7 @@ def _checked_chunk(frame: pd.DataFrame, header_fields: int, cost_column: str, ra
         huge_usd = np.isfinite(cost) & ~no_rate & ~(np.abs(cost_usd) <= MAX_CHARGE_USD)
     reject(huge_usd & ~huge, cost_column, "cost_huge", raw_cost)
     cost_usd = np.where(huge_usd, np.nan, cost_usd)
-    bad = (~np.isfinite(cost)) | bad_start | bad_end | backwards | no_rate | bad_tags | empty_text | broken | huge_usd
+    bad = (~np.isfinite(cost)) | bad_start | bad_end | backwards | no_rate | bad_tags | empty_text | huge_usd
     readable = np.where(np.isfinite(cost_usd), cost_usd, np.nan)  # an unreadable cost carries no known money
     rejected = pd.DataFrame({
         "row": np.concatenate([line[m] for m, *_ in found]) if found else np.array([], dtype=np.int64),

@@ -21,7 +21,7 @@ import sys
 import numpy as np
 import pandas as pd
 
-from . import actuals, calibration, catalog, links, mfu, prices, programme, review, timeline, views
+from . import actuals, calibration, catalog, links, mfu, prices, programme, programme_views, review, timeline, views
 from .data import DataFileError
 from .estimate import estimate
 from .scenario import Scenario, ScenarioError, close_fields, fields
@@ -257,7 +257,7 @@ def _cmd_plan(args) -> None:
     if args.json:
         print(json.dumps(tl.to_dict(), indent=2, allow_nan=False, default=_json_default))
     elif args.csv:
-        print(tl.lines.to_csv(index=False, float_format="%.6g"), end="")
+        print(programme_views.monthly_csv(tl), end="")
     else:
         _print_plan(tl)
 

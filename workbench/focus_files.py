@@ -7,13 +7,12 @@ import csv
 import json
 import warnings
 import zlib
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-#: Spare columns read after the header's: a record with more fields than the header fills them.
-EXTRA, SPARE = "\0extra", 16
 
 
 class ActualsError(ValueError):
@@ -82,10 +81,79 @@ def open_text(path: Path, encoding: str = "utf-8-sig"):
     return open(path, encoding=encoding, newline="")
 
 
-def chunks(path: Path, header, columns, encoding: str, chunk_rows: int):
+@dataclass
+class Survey:
+    """What one pass of Python's CSV reader says of a file's records, before pandas reads them: the records
+    pandas must skip (blank lines, records with more or fewer fields than the header) and the line each record
+    starts on (a quoted field may span lines).
+
+    ``skip``: record numbers (the header is record 0) that are not read; ``miscounted``: (line, reason code) of
+    each record not read for its shape (``record_extra``, ``record_short``, ``record_quote``, ``record_long_field``); ``shift_records`` / ``shift_lines``: from record
+    ``shift_records[k]`` on, a record starts ``shift_lines[k]`` lines after its number."""
+
+    skip: set
+    miscounted: list
+    shift_records: np.ndarray
+    shift_lines: np.ndarray
+
+    def lines(self, records: np.ndarray) -> np.ndarray:
+        """The line each record (numbered as in ``skip``) starts on."""
+        if not len(self.shift_records):
+            return records + 1
+        k = np.searchsorted(self.shift_records, records, side="right") - 1
+        return records + 1 + np.where(k >= 0, self.shift_lines[np.maximum(k, 0)], 0)
+
+
+def survey(path: Path, encoding: str, header_fields: int) -> Survey:
+    """One pass over a CSV's records counting their fields (see :class:`Survey`). One rule for every record, the
+    first as the rest: a record with more fields than the header (an unquoted comma shifts every value after it)
+    or fewer (a cut line) is not read, and is listed with its line. A quoted field left open to the end of the
+    file refuses the file, naming the line where it opens."""
+    skip, miscounted, shift_records, shift_lines = set(), [], [], []
+    line_end, shift, record = 1, 0, 0
+    try:
+        with open_text(path, encoding) as f:
+            reader = csv.reader(f, strict=True)  # field_size_limit: Python's 128 KiB, far past any FOCUS cell
+            next(reader, None)  # the header
+            line_end = reader.line_num
+            while True:
+                try:
+                    row = next(reader)
+                except StopIteration:
+                    break
+                except csv.Error as error:
+                    problem = "record_long_field" if "field limit" in str(error) else "record_quote"
+                    if "unexpected end of data" in str(error):
+                        raise ActualsError(f"{path}: line {line_end + 1}: a quoted field opened on this record is "
+                                           "never closed, so the rest of the file cannot be read; allowed: every "
+                                           "\" that opens a field closed by another (a \" inside a field written "
+                                           "twice)") from None
+                    row = None  # a quote in the middle of a field, or a field past the limit: not read
+                record += 1
+                start = line_end + 1
+                line_end = reader.line_num
+                if start - (record + 1) != shift:
+                    shift = start - (record + 1)
+                    shift_records.append(record)
+                    shift_lines.append(shift)
+                if row is None or (row and len(row) != header_fields):
+                    skip.add(record)
+                    miscounted.append((start, problem if row is None else
+                                       "record_extra" if len(row) > header_fields else "record_short"))
+                elif not row:
+                    skip.add(record)  # a blank line: not a record
+    except UnicodeDecodeError as error:
+        raise not_text(path, error, encoding) from None
+    except (OSError, EOFError, zlib.error) as error:
+        raise ActualsError(f"{path}: not a readable FOCUS export (CSV, CSV.gz or Parquet): "
+                           f"{str(error).splitlines()[0][:200] or type(error).__name__}") from None
+    return Survey(skip, miscounted, np.array(shift_records, dtype=np.int64), np.array(shift_lines, dtype=np.int64))
+
+
+def chunks(path: Path, header, columns, encoding: str, chunk_rows: int, surveyed: Survey | None = None):
     """The ``columns`` needed, ``chunk_rows`` records at a time, every cell as text (nothing converted behind the
-    checks' back). A CSV is read with spare columns after the header's, so that a record with too many fields is
-    seen rather than read shifted (pandas' column selection would silently drop the extra fields)."""
+    checks' back), each frame indexed by the line its records start on (the header is line 1). A CSV's records
+    are first counted (:func:`survey`): pandas reads only those with the header's number of fields."""
     name = path.name.lower()
     try:
         if name.endswith(".parquet"):
@@ -96,36 +164,34 @@ def chunks(path: Path, header, columns, encoding: str, chunk_rows: int):
                 if "Tags" in frame:  # FOCUS in Parquet may hold tags as a map (key-value pairs), not JSON text
                     frame["Tags"] = frame["Tags"].map(tags_text)
                 frame = frame.astype(object).where(frame.notna(), "").astype(str).astype(object)
-                frame.index = pd.RangeIndex(offset, offset + len(frame))
+                frame.index = pd.RangeIndex(offset + 2, offset + 2 + len(frame))  # row 1 is the schema
                 offset += len(frame)
                 yield frame
             return
-        names = [*(f"{c}\0{i}" if header.count(c) > 1 else c for i, c in enumerate(header)),
-                 *(f"{EXTRA}{i}" for i in range(SPARE))]
-        reader = pd.read_csv(path, header=None, skiprows=1, names=names, dtype=object, keep_default_na=False,
-                             na_values=[], skip_blank_lines=False, compression="infer", encoding=encoding, engine="c",
-                             chunksize=chunk_rows, index_col=False)
-        with reader, warnings.catch_warnings():
-            # a first record longer than the spare columns: its surplus is dropped, the spare ones still say so
-            warnings.simplefilter("ignore", pd.errors.ParserWarning)
+        surveyed = surveyed or survey(path, encoding, len(header))
+        skip = surveyed.skip | {0}
+        names = [f"{c}\0{i}" if header.count(c) > 1 else c for i, c in enumerate(header)]
+        reader = pd.read_csv(path, header=None, skiprows=(lambda i: i in skip) if len(skip) > 1 else 1, names=names,
+                             dtype=object, keep_default_na=False, na_values=[], skip_blank_lines=False,
+                             compression="infer", encoding=encoding, engine="c", chunksize=chunk_rows, index_col=False)
+        done = 0
+        skipped = np.array(sorted(surveyed.skip), dtype=np.int64)
+        below = skipped - np.arange(len(skipped)) - 1  # records read before each skipped one
+        with reader:
             for frame in reader:
-                frame = frame[[*columns, *names[len(header):]]]
-                # a blank line: not a record (a record has its FOCUS columns); only rows whose first cell is
-                # empty are looked at whole
-                maybe = frame.iloc[:, 0].eq("").to_numpy()
-                if maybe.any():
-                    blank = np.zeros(len(frame), dtype=bool)
-                    blank[maybe] = frame[maybe].eq("").all(axis=1).to_numpy()
-                    frame = frame[~blank]
+                frame = frame[list(columns)]
+                # the record numbers of this chunk: the n-th record read is n plus the skipped ones before it
+                n = np.arange(done + 1, done + 1 + len(frame), dtype=np.int64)
+                kept = n + np.searchsorted(below, n, side="left")
+                done += len(frame)
+                frame.index = pd.Index(surveyed.lines(kept))
                 yield frame
     except ImportError as error:
         raise ActualsError(f"{path}: reading Parquet needs pyarrow ({error})") from None
     except UnicodeDecodeError as error:
         raise not_text(path, error, encoding) from None
     except pd.errors.ParserError as error:
-        raise ActualsError(f"{path}: not a readable FOCUS export: {str(error).splitlines()[0][:200]}; allowed: "
-                           f"records of at most the header's {len(header)} fields plus {SPARE} (a record with a few "
-                           "more is rejected on its own)") from None
+        raise ActualsError(f"{path}: not a readable FOCUS export: {str(error).splitlines()[0][:200]}") from None
     except (pd.errors.EmptyDataError, OSError, EOFError, ValueError, zlib.error) as error:
         raise ActualsError(f"{path}: not a readable FOCUS export (CSV, CSV.gz or Parquet): "
                            f"{str(error).splitlines()[0][:200] or type(error).__name__}") from None

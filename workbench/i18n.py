@@ -115,6 +115,11 @@ TEXT = {
     "bill_by_tag": ("Planned and actual to date by {key}", "迄今按{key}的计划与实际"),
     "reject_record_extra": ("has more fields than the header's {fields} (an unquoted comma?)",
                             "字段数多于表头的 {fields} 个（是否有未加引号的逗号？）"),
+    "reject_record_short": ("has fewer fields than the header's {fields} (a line cut short?)",
+                            "字段数少于表头的 {fields} 个（是否有被截断的行？）"),
+    "reject_record_quote": ("has a quote inside a field that does not open or close it (write \"\" for a quote)",
+                            "字段中有既不开始也不结束字段的引号（引号本身应写成 \"\"）"),
+    "reject_record_long_field": ("has a field longer than 131,072 characters", "有字段长度超过 131,072 个字符"),
     "reject_cost_empty": ("is empty (FOCUS requires a cost on every row)", "为空（FOCUS 要求每行都有费用）"),
     "reject_cost_not_number": ("is not a number", "不是数字"),
     "reject_cost_huge": ("is beyond {limit} in amount (no single charge is that large)",
@@ -193,6 +198,11 @@ TEXT = {
     "tw_retired": ("Workstream {name!r}: its last release is retired in month {month}; it serves nothing from then to "
                    "month {horizon} (add cycles or keep versions live longer).",
                    "工作流 {name!r}：最后一个版本在第 {month} 个月下线；此后到第 {horizon} 个月没有推理服务（可增加发布轮数或延长版本在线时间）。"),
+    "tw_serving_gap": ("Workstream {name!r}: each version is retired {gap:.2g} months before the next is released "
+                       "(serve_months {serve:g} < every_months {every}); no version serves in those weeks and their "
+                       "traffic is neither served nor billed.",
+                       "工作流 {name!r}：每个版本在下一个版本发布前 {gap:.2g} 个月即下线（在线月数 {serve:g} < 发布间隔 {every}）；"
+                       "这段时间没有版本提供服务，其流量既未服务也未计费。"),
     "tw_beyond": ("{amount} fall after month {horizon} (storage retention and archive tails, and work of cycles that "
                   "start or end after it) and are not in the total.",
                   "{amount} 发生在第 {horizon} 个月之后（存储保留期与归档尾部，以及在此之后开始或结束的轮次），未计入总成本。"),
@@ -240,6 +250,12 @@ PROBLEMS_ZH = {
     "a batch of scenarios has no URL form": "批量方案无法生成链接",
     "JSON object": "JSON 对象", "a JSON object": "JSON 对象", "one value per field": "每个字段一个取值",
     "a single scenario": "单个方案",
+    "names the programme's own lines (security)": "是项目计划自身费用（安全与合规）使用的名称", "another name": "另一个名称",
+    "is the name of a workstream (attribution by workstream would merge them)": "与某个工作流同名（按工作流归集时会被合并）",
+    "is given twice in the same object": "在同一个对象中出现了两次", "each key once": "每个键只出现一次",
+    "is set; in a programme each release is served for serve_months":
+        "已设置；项目计划中每个版本按工作流的 serve_months（在线月数）提供服务",
+    "serving_months = 0 and serve_months on the workstream": "serving_months = 0，并在工作流上设置 serve_months",
 }
 #: (English start of a problem, Chinese text with ``{rest}`` for what follows the start).
 _PROBLEM_PREFIXES_ZH = (("contains a comma;", "含有逗号；小数请用小数点，不要用千位分隔符（如 1.5T、7500000 或 7.5M）"),

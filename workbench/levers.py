@@ -297,6 +297,12 @@ PROGRAMME_LEVERS = ("async_checkpoint", "checkpoint_cleanup", "spot_experiments"
                     "fp8", "log_sampling", "spot_pretrain", "quantised_serving", "prefix_caching", "autoscaling")
 
 
+def _work_usd(timeline) -> float:
+    """A programme's cost but its serving, in the horizon and after it [USD]: what a risk to the work can add to."""
+    lines = timeline.lines
+    return float(lines.loc[lines["stage"] != "inference", "cost_usd"].sum()) + timeline.beyond_horizon_usd
+
+
 def programme_levers(programme) -> pd.DataFrame:
     """The levers of a programme over its horizon, each priced by evaluating the programme with it applied
     (:func:`workbench.timeline.evaluate`, which prices the workstreams in batches): the scenario levers of
@@ -315,10 +321,15 @@ def programme_levers(programme) -> pd.DataFrame:
     rows = []
 
     def priced(variant, twin):
-        total = evaluate(variant).total_cost_usd
-        plain = base_total - (evaluate(twin).total_cost_usd if twin is not None else total)
-        return {"saving_usd": plain, "risk_usd": plain - (base_total - total), "risk_adjusted_saving_usd":
-                base_total - total, "total_usd": total, "days_saved": float("nan")}
+        timeline = evaluate(variant)
+        total = timeline.total_cost_usd
+        safe = evaluate(twin) if twin is not None else timeline  # the lever with its risk switched off
+        plain = base_total - safe.total_cost_usd
+        # the risk is what it adds to the work, in the horizon or after it: a delay that moves serving past the
+        # horizon does not make the plan cheaper (like with like: the same releases, each served as long)
+        risk = _work_usd(timeline) - _work_usd(safe)
+        return {"saving_usd": plain, "risk_usd": risk, "risk_adjusted_saving_usd": plain - risk, "total_usd": total,
+                "days_saved": float("nan")}
 
     for lever in lever_table().itertuples():
         if lever.lever not in PROGRAMME_LEVERS:

@@ -11,7 +11,7 @@ import pandas as pd
 
 from . import data, hidden
 from .estimate import estimate
-from .programme import ProgrammeError, Workstream
+from .programme import FRAME_COLUMNS, PROGRAMME_LINES, ProgrammeError, Workstream
 from .scenario import Scenario, ScenarioError, fields
 
 DAYS_PER_MONTH = 365.25 / 12
@@ -19,8 +19,6 @@ PROFILES = ("run", "start", "release", "retention_from_start", "retention_from_e
             "serving")
 GPU_HOUR_CLASSES = ("productive", "lost", "experiments", "debug", "serving", "none")
 UNTAGGED = "(untagged)"
-FRAME_COLUMNS = ("month", "workstream", "cycle", "stage", "category", "item", "cost_type", "cost_usd", "gpu_hours",
-                 "gpu_hour_class")
 
 
 @data.cached
@@ -178,9 +176,36 @@ def _spread(inst: pd.DataFrame, weights: np.ndarray) -> pd.DataFrame:
     return out
 
 
+def live_shares(releases: np.ndarray, serve_months: float, legacy_share: float, lo: float, hi: float):
+    """(live, carried) [month] of each version in the window [lo, hi): the time it is live, and the traffic it
+    carries as time at the whole traffic. At each moment the newest live version carries (1 - legacy share) of the
+    traffic and the older live ones share the rest (a version alone carries it all), so that the traffic served at
+    a moment does not depend on the cadence or on how many versions are kept live: ``carried.sum()`` is the time
+    in the window when any version is live."""
+    ends = releases + serve_months
+    cuts = np.unique(np.clip(np.concatenate([[lo, hi], releases, ends]), lo, hi))
+    live_time, carried = np.zeros(len(releases)), np.zeros(len(releases))
+    for a, b in zip(cuts[:-1], cuts[1:]):
+        if b - a <= 1e-12:
+            continue
+        live = np.nonzero((releases <= a + 1e-12) & (ends >= b - 1e-12))[0]
+        if not len(live):
+            continue
+        live_time[live] += b - a
+        if len(live) == 1:
+            carried[live] += b - a
+        else:
+            newest = live.max()
+            carried[live] += (b - a) * legacy_share / (len(live) - 1)
+            carried[newest] += (b - a) * (1 - legacy_share) - (b - a) * legacy_share / (len(live) - 1)
+    return live_time, carried
+
+
 def serving_block(programme, workstreams, runs, ends, horizon, owners):
-    """Each released version's serving month by month: the newest live version carries (1 - legacy share) of
-    the month's traffic, older live ones share the rest, and every live version pays its minimum replicas."""
+    """Each released version's serving month by month (see :func:`live_shares`): the newest live version carries
+    (1 - legacy share) of the traffic, older live ones share the rest, and every live version pays its minimum
+    replicas for the time it is live. A version is priced as a month of serving at the traffic it carries while
+    live, times the share of the month it is live."""
     pairs, requests_of, served = [], {}, np.zeros(horizon)
     for i, w in enumerate(workstreams):
         if not w.serve_months:
@@ -194,19 +219,17 @@ def serving_block(programme, workstreams, runs, ends, horizon, owners):
             if programme.content_filtering else 0.0
         for month in range(1, horizon + 1):
             lo, hi = month - 1.0, float(month)
-            overlap = np.clip(np.minimum(releases + w.serve_months, hi) - np.maximum(releases, lo), 0, None)
-            live = np.nonzero(overlap > 1e-9)[0]
+            live_time, carried = live_shares(releases, w.serve_months, w.legacy_traffic_share, lo, hi)
+            live = np.nonzero(live_time > 1e-9)[0]
             if not len(live):
                 continue
             traffic = runs[i].requests_per_day * (1 + w.traffic_growth_per_month) ** max(0.0, lo - np.floor(first))
-            newest = live.max()
             for k in live:
-                share = 1.0 if len(live) == 1 else ((1 - w.legacy_traffic_share) if k == newest
-                                                    else w.legacy_traffic_share / (len(live) - 1))
-                requests = traffic * share
-                pairs.append((i, k, month, float(overlap[k]), requests * DAYS_PER_MONTH * overlap[k] * filter_usd))
+                requests = traffic * carried[k] / live_time[k]  # its traffic while live [requests/day]
+                pairs.append((i, k, month, float(live_time[k]),
+                              traffic * DAYS_PER_MONTH * carried[k] * filter_usd))
                 requests_of.setdefault(i, []).append(requests)
-                served[month - 1] += requests * tokens_per_request * DAYS_PER_MONTH * overlap[k]
+                served[month - 1] += traffic * carried[k] * tokens_per_request * DAYS_PER_MONTH
     if not pairs:
         return pd.DataFrame(), served
     # a month of serving per (version, month) at that version's traffic, in as few batches as the workstreams'
@@ -260,9 +283,14 @@ def staff_block(programme, horizon) -> pd.DataFrame:
     rows = []
     for s in programme.staff:
         for month in range(s.start_month, (s.end_month or horizon) + 1):
-            rows.append({"month": month, "workstream": s.name, "cycle": 0, "stage": "programme", "category": "staff",
-                         "item": "programme staff", "cost_type": "fixed", "cost_usd": s.fte * s.usd_per_month,
-                         "gpu_hours": 0.0, "gpu_hour_class": "none", "tags": dict(s.tags)})
+            pay = s.fte * s.usd_per_month
+            for category, item, cost in (("staff", "programme staff", pay),
+                                         ("redundancy", "engineering redundancy on staff",
+                                          pay * (s.redundancy_factor - 1.0))):
+                if cost or category == "staff":
+                    rows.append({"month": month, "workstream": s.name, "cycle": 0, "stage": "programme",
+                                 "category": category, "item": item, "cost_type": "fixed", "cost_usd": cost,
+                                 "gpu_hours": 0.0, "gpu_hour_class": "none", "tags": dict(s.tags)})
     return pd.DataFrame(rows)
 
 
@@ -272,13 +300,17 @@ def hidden_block(programme, workstreams, runs, figures, offsets, ends, horizon) 
     d = hidden.defaults()
     rows = []
 
+    beyond = 0.0
+
     def add(month, w, cycle, stage, category, item, cost_type, cost, gpu_hours=0.0, klass="none", tags=None):
-        if 1 <= month <= horizon and (cost or gpu_hours):
+        nonlocal beyond
+        if month > horizon:  # the work of a cycle after the horizon: in the amount beyond it
+            beyond += float(cost)
+        elif 1 <= month and (cost or gpu_hours):
             rows.append({"month": month, "workstream": w, "cycle": cycle, "stage": stage, "category": category,
                          "item": item, "cost_type": cost_type, "cost_usd": float(cost), "gpu_hours": float(gpu_hours),
                          "gpu_hour_class": klass, "tags": tags or {}})
 
-    beyond = 0.0
     for i, w in enumerate(workstreams):
         starts = w.cycle_starts()
         if "pretrain" in w.stages:
@@ -303,7 +335,7 @@ def hidden_block(programme, workstreams, runs, figures, offsets, ends, horizon) 
                                              release)
             last = max(int(np.ceil(starts[-1] + ends[i])), w.start_month)
             cost_type = "fixed" if w.debug_never_released else "elastic"
-            for month in range(w.start_month, min(last, horizon) + 1):
+            for month in range(w.start_month, last + 1):
                 cycle = sum(1 for t0 in starts if t0 < month)
                 add(month, w.name, max(cycle, 1), "development", "debug", "development and debug environments",
                     cost_type, float(held) * figures["price_per_gpu_hour"][i], float(held), "debug",
@@ -311,7 +343,7 @@ def hidden_block(programme, workstreams, runs, figures, offsets, ends, horizon) 
     security = programme.security_usd_per_month
     security = d["security_usd_per_month"] if security is None else security
     for month in range(1, horizon + 1):
-        add(month, "programme", 0, "programme", "security", "security and compliance (identity, audit logs, masking)",
+        add(month, PROGRAMME_LINES, 0, "programme", "security", "security and compliance (identity, audit logs, masking)",
             "fixed", security)
     out = pd.DataFrame(rows, columns=[*FRAME_COLUMNS, "tags"])
     out.attrs["beyond"] = beyond

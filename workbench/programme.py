@@ -37,8 +37,13 @@ MAX_WORKSTREAMS = 200
 MAX_STAFF = 100
 MAX_TAGS = 20
 _TAG_KEY = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
-RESERVED_TAGS = ("month", "workstream", "cycle", "stage", "category", "item", "cost_type", "cost_usd", "gpu_hours",
-                 "trained_tokens", "served_tokens")
+#: The name under which a timeline attributes the programme's own lines (security and compliance).
+PROGRAMME_LINES = "programme"
+#: The columns of a timeline's lines (:mod:`workbench.placement`); a tag becomes a column beside them.
+FRAME_COLUMNS = ("month", "workstream", "cycle", "stage", "category", "item", "cost_type", "cost_usd", "gpu_hours",
+                 "gpu_hour_class")
+#: Tag keys that would overwrite a column of the timeline or of its monthly tokens and KPIs.
+RESERVED_TAGS = (*FRAME_COLUMNS, "tags", "trained_tokens", "served_tokens")
 
 
 class ProgrammeError(ValueError):
@@ -99,16 +104,18 @@ def _tags(where, value) -> dict:
     return out
 
 
-def _scenario(where, base: Scenario, changes) -> Scenario:
+def _scenario(where, base: Scenario, changes, label: str = "changes") -> Scenario:
+    """``base`` with ``changes``; a bad one is named ``label.field`` (``changes.`` of a workstream, ``base.`` of the
+    programme)."""
     if not isinstance(changes, dict):
-        raise ProgrammeError(where, "changes", changes, "is not an object", "an object of scenario field: value")
+        raise ProgrammeError(where, label, changes, "is not an object", "an object of scenario field: value")
     for name, value in changes.items():
         if isinstance(value, (list, tuple, dict)):
-            raise ProgrammeError(where, f"changes.{name}", value, "holds several values", "one value per field")
+            raise ProgrammeError(where, f"{label}.{name}", value, "holds several values", "one value per field")
     try:
         return base.replace(**changes)
     except ScenarioError as error:
-        raise ProgrammeError(where, f"changes.{error.field}", error.value, error.problem, error.allowed) from None
+        raise ProgrammeError(where, f"{label}.{error.field}", error.value, error.problem, error.allowed) from None
 
 
 @dataclass(frozen=True)
@@ -172,7 +179,9 @@ class Workstream:
 
 @dataclass(frozen=True)
 class Staff:
-    """People paid every month from ``start_month`` to ``end_month`` (inclusive; empty: the horizon's end)."""
+    """People paid every month from ``start_month`` to ``end_month`` (inclusive; empty: the horizon's end).
+    ``redundancy_factor``: an engineering contingency on their cost, a line of its own (1: none); a single
+    scenario's plan (:func:`of_scenario`) carries the scenario's, as its estimate puts it on every stage's staff."""
 
     name: str
     fte: float
@@ -180,6 +189,7 @@ class Staff:
     start_month: int = 1
     end_month: int | None = None
     tags: dict = field(default_factory=dict)
+    redundancy_factor: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -203,7 +213,7 @@ class Programme:
 
     @property
     def base_scenario(self) -> Scenario:
-        return _scenario("programme", Scenario(), self.base)
+        return _scenario("programme", Scenario(), self.base, "base")
 
     def replace(self, **changes) -> Programme:
         return replace(self, **changes)
@@ -292,8 +302,11 @@ def _checked(p: Programme) -> Programme:
     horizon = _number(where, "horizon_months", p.horizon_months, 1, MAX_MONTHS, whole=True)
     if not isinstance(p.base, dict):
         raise ProgrammeError(where, "base", p.base, "is not an object", "an object of scenario field: value")
-    base = _scenario(where, Scenario(), {k: v for k, v in p.base.items()})
-    del base  # checked; each workstream builds its own
+    base = _scenario(where, Scenario(), {k: v for k, v in p.base.items()}, "base")
+    if base.serving_months:  # each release is served by its workstream, for serve_months
+        raise ProgrammeError(where, "base.serving_months", base.serving_months,
+                             "is set; in a programme each release is served for serve_months",
+                             "serving_months = 0 and serve_months on the workstream")
     workstreams = tuple(p.workstreams) if isinstance(p.workstreams, (list, tuple)) else p.workstreams
     if not isinstance(workstreams, tuple) or not 1 <= len(workstreams) <= MAX_WORKSTREAMS:
         raise ProgrammeError(where, "workstreams", p.workstreams, "is not a list of 1 or more workstreams",
@@ -305,6 +318,9 @@ def _checked(p: Programme) -> Programme:
         w = _checked_workstream(w, horizon, p.base)
         if w.name in names:
             raise ProgrammeError(f"workstream {w.name!r}", "name", w.name, "is used twice", "a name of its own per workstream")
+        if w.name == PROGRAMME_LINES:
+            raise ProgrammeError(f"workstream {w.name!r}", "name", w.name, "names the programme's own lines (security)",
+                                 "another name", "另一个名称")
         names.add(w.name)
         checked_ws.append(w)
     staff = tuple(p.staff) if isinstance(p.staff, (list, tuple)) else p.staff
@@ -314,7 +330,12 @@ def _checked(p: Programme) -> Programme:
     for i, s in enumerate(staff):
         if not isinstance(s, Staff):
             raise ProgrammeError(f"staff {i + 1}", "staff", s, "is not a Staff", "workbench.programme.Staff(...)")
-        checked_staff.append(_checked_staff(s, horizon))
+        s = _checked_staff(s, horizon)
+        if s.name in names or s.name == PROGRAMME_LINES:  # costs are attributed by this name beside the workstreams'
+            raise ProgrammeError(f"staff {s.name!r}", "name", s.name, "is the name of a workstream (attribution by "
+                                 "workstream would merge them)", "a name no workstream has", "与任何工作流都不同的名称")
+        names.add(s.name)
+        checked_staff.append(s)
     if not isinstance(p.budgets, dict):
         raise ProgrammeError(where, "budgets", p.budgets, "is not an object", "an object of resource: USD")
     budgets = {}
@@ -393,7 +414,7 @@ def _checked_workstream(w: Workstream, horizon: int, base_changes: dict) -> Work
                          legacy_traffic_share=legacy, tags=tags, **hidden_settings,
                          debug_never_released=_flag(where, "debug_never_released", w.debug_never_released),
                          data_in_other_region=_flag(where, "data_in_other_region", w.data_in_other_region))
-    base = _scenario("programme", Scenario(), base_changes)
+    base = _scenario("programme", Scenario(), base_changes, "base")
     scenario = checked.scenario(base)
     if scenario.serving_months:
         raise ProgrammeError(where, "changes.serving_months", scenario.serving_months,
@@ -426,8 +447,10 @@ def _checked_staff(s: Staff, horizon: int) -> Staff:
                     allowed=f"a month from 1 to the horizon ({horizon})")
     end = horizon if s.end_month is None else _number(where, "end_month", s.end_month, start, horizon, whole=True,
                                                         allowed=f"a month from start_month ({start}) to {horizon}")
+    redundancy = _number(where, "redundancy_factor", s.redundancy_factor, 1, 3)
     return Staff(name=name, fte=fte, usd_per_month=usd, start_month=start,
-                 end_month=None if s.end_month is None else end, tags=_tags(where, s.tags))
+                 end_month=None if s.end_month is None else end, tags=_tags(where, s.tags),
+                 redundancy_factor=redundancy)
 
 
 def loads(text: str | bytes, fmt: str = "json") -> Programme:
@@ -443,6 +466,7 @@ def loads(text: str | bytes, fmt: str = "json") -> Programme:
                              f"at most {MAX_JSON_CHARS:,} characters")
     try:
         data = tomllib.loads(text) if fmt == "toml" else json.loads(text, object_pairs_hook=_no_duplicates)
+        _refuse_repeats(data)
     except RecursionError:
         raise ProgrammeError("programme", "file", text, "is nested too deeply", "a programme file") from None
     except ProgrammeError:
@@ -465,13 +489,38 @@ def load(path: str | Path) -> Programme:
     return loads(raw, "toml" if path.suffix.lower() == ".toml" else "json")
 
 
+class _Keys(dict):
+    """A JSON object that remembers the first key it was given twice (JSON's parser knows no path to name)."""
+
+    repeated: tuple | None = None
+
+
 def _no_duplicates(pairs):
-    seen = {}
+    seen = _Keys()
     for key, value in pairs:
-        if key in seen:
-            raise ProgrammeError("programme", key, value, "is given twice in the same object", "each key once")
+        if key in seen and seen.repeated is None:
+            seen.repeated = (key, value)
         seen[key] = value
     return seen
+
+
+def _refuse_repeats(value, where: str = "programme", prefix: str = "") -> None:
+    """A key given twice anywhere in the file, named where it stands (``workstream 'ft' · changes.params``)."""
+    if isinstance(value, _Keys) and value.repeated is not None:
+        key, repeated = value.repeated
+        raise ProgrammeError(where, f"{prefix}{key}", repeated, "is given twice in the same object", "each key once")
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if where == "programme" and not prefix and key in ("workstreams", "staff") and isinstance(item, list):
+                label = "workstream" if key == "workstreams" else "staff"
+                for i, entry in enumerate(item):
+                    name = entry.get("name") if isinstance(entry, dict) else None
+                    _refuse_repeats(entry, f"{label} {name!r}" if isinstance(name, str) else f"{label} {i + 1}")
+            else:
+                _refuse_repeats(item, where, f"{prefix}{key}.")
+    elif isinstance(value, list):
+        for item in value:
+            _refuse_repeats(item, where, prefix)
 
 
 def example() -> Programme:
@@ -483,23 +532,29 @@ def example() -> Programme:
 
 def of_scenario(scenario: Scenario, name: str = "scenario") -> Programme:
     """One scenario as a programme: a single workstream running its training stages once (then serving for the
-    scenario's ``serving_months``), its staff paid for whole months over ``staff_months`` (or the run), over the months the run,
-    the storage retention and the serving take (at most :data:`MAX_MONTHS`). This is the scenario's planned burn
-    month by month, for a review of the bill against a single run (:func:`workbench.review.compare`). A programme's
-    own additions are left out: no debug environments, security line or content filtering (a scenario prices none); the
-    data cleaning of the corpus stays, as it does for any pre-training workstream."""
+    scenario's ``serving_months``), its staff's FTE-months (``staff_months``, or the run's) spread over whole months
+    with the scenario's redundancy on them, over the months the run, the storage retention, the serving and the
+    staff take (at most :data:`MAX_MONTHS`). This is the scenario's planned burn month by month, for a review of
+    the bill against a single run (:func:`workbench.review.compare`): its total plus what falls after the horizon
+    (storage tails) is the estimate's total. A programme's own additions are left out: no debug environments,
+    security line or content filtering (a scenario prices none); the data cleaning of the corpus stays, as it does
+    for any pre-training workstream."""
     from .estimate import estimate
     if not isinstance(scenario, Scenario) or scenario.batch_size is not None:
         raise ProgrammeError("programme", "scenario", scenario, "is not a single Scenario", "workbench.Scenario(...)")
     result = estimate(scenario)
     run_months = max(1, math.ceil(float(result.wall_days) / (365.25 / 12)))
-    staff_months = scenario.staff_months if scenario.staff_months is not None else run_months
+    staff_months = float(result.details["staff_months"])  # the scenario's, or the training's months when empty
     after = max(float(scenario.retention_months), float(scenario.serving_months))
-    horizon = int(min(MAX_MONTHS, run_months + math.ceil(after)))
+    # long enough to hold the whole estimate: the run and what follows it, and the staff however long they stay
+    horizon = int(min(MAX_MONTHS, max(run_months + math.ceil(after), math.ceil(staff_months))))
     staff = ()
     if scenario.staff_fte > 0 and staff_months > 0:
-        staff = (Staff(name="team", fte=float(scenario.staff_fte), usd_per_month=float(scenario.staff_usd_per_month),
-                       end_month=int(min(horizon, max(1, math.ceil(staff_months))))),)
+        # the estimate's FTE-months over whole months: a fraction of a month is paid as that share of the team
+        months = int(min(horizon, max(1, math.ceil(staff_months))))
+        staff = (Staff(name="team", fte=float(scenario.staff_fte) * float(staff_months) / months,
+                       usd_per_month=float(scenario.staff_usd_per_month), end_month=months,
+                       redundancy_factor=float(scenario.redundancy_factor)),)
     workstream = Workstream(name=name, serve_months=float(scenario.serving_months), debug_gpus=0.0)
     base = {k: v for k, v in scenario.changes().items() if k != "serving_months"}  # served by the workstream
     return Programme(name=name, horizon_months=horizon, workstreams=(workstream,), base=base,

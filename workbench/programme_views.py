@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .csv_export import to_csv
 from .estimate import CATEGORIES
 from .i18n import t
 from .timeline import Timeline
@@ -92,8 +93,9 @@ def tag_keys(timeline: Timeline) -> list[str]:
 
 
 def monthly_csv(timeline: Timeline) -> str:
-    """The monthly cost lines (month, workstream, cycle, stage, category, item, cost type, USD, tags) as CSV."""
-    return timeline.lines.to_csv(index=False)
+    """The monthly cost lines (month, workstream, cycle, stage, category, item, cost type, USD, tags) as CSV:
+    formula-safe, every amount exact (the column sums to :attr:`Timeline.total_cost_usd`)."""
+    return to_csv(timeline.lines)
 
 
 def first_run_split(timeline: Timeline) -> tuple[float, float]:

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from .actuals import UNATTRIBUTED, Actuals
+from .scenario_fields import excerpt
 from .timeline import UNTAGGED, Timeline
 
 #: The plan's categories as a cloud bill shows them (None: not on a cloud bill).
@@ -145,14 +146,16 @@ def compare(bill: Actuals, plan, start: str | None = None, budget_usd: float | N
                           f"budget_usd={budget_usd!r}：应为正的美元金额，最多 1e15")
     budget_usd = None if budget_usd is None else float(budget_usd)
     months = sorted(rows["month"].unique())
-    try:
-        if start is not None and not re.fullmatch(r"[0-9]{4}-(0[1-9]|1[0-2])", str(start)):
-            raise ValueError(start)
-        first = pd.Period(start or (months[0] if months else "1970-01"), "M")
-    except (ValueError, TypeError):
-        raise ReviewError(f"start={start!r}: is not a month; allowed: YYYY-MM, the calendar month of plan month 1",
-                          f"start={start!r}：不是月份；应为 YYYY-MM，即计划第 1 个月对应的日历月份") from None
     horizon = plan.programme.horizon_months
+    if start is not None and not (isinstance(start, str) and re.fullmatch(r"(19[7-9][0-9]|2[0-9]{3})-(0[1-9]|1[0-2])",
+                                                                          start)
+                                  and pd.Period(start, "M") + (horizon - 1) <= pd.Period("2999-12", "M")):
+        shown = excerpt(start)
+        raise ReviewError(f"start={shown}: is not a month the plan can start in; allowed: YYYY-MM from 1970-01, "
+                          "the calendar month of plan month 1, with the plan's last month by 2999-12",
+                          f"start={shown}：不是计划可以开始的月份；应为 1970-01 起的 YYYY-MM，即计划第 1 个月对应的日历月份，"
+                          "且计划的最后一个月不晚于 2999-12")
+    first = pd.Period(start or (months[0] if months else "1970-01"), "M")
     calendar = [str(first + k) for k in range(horizon)]
     outside = sorted(set(months) - set(calendar))
     if months and not set(months) & set(calendar):

@@ -23,7 +23,11 @@ EXCERPT_CHARS = 60
 
 def excerpt(value, limit: int = EXCERPT_CHARS) -> str:
     """``repr(value)``, cut to ``limit`` characters with the full length said when it is longer."""
-    text = repr(value.tolist() if isinstance(value, np.ndarray) else value)
+    try:
+        text = repr(value.tolist() if isinstance(value, np.ndarray) else value)
+    except ValueError:  # an integer past Python's digit limit for text: said by its size
+        digits = int(abs(value).bit_length() * 0.30103) + 1
+        return f"an integer of about {digits:,} digits"
     if len(text) <= limit:
         return text
     if isinstance(value, (list, tuple, dict, np.ndarray)):

@@ -220,6 +220,9 @@ def _warnings(timeline: Timeline, ends: np.ndarray) -> list[tuple[str, dict]]:
         late = int((starts >= horizon).sum())
         if late:
             out.append(("tw_cycles_late", {"name": w.name, "late": late, "cycles": len(starts), "horizon": horizon}))
+        if w.serve_months and len(starts) > 1 and w.serve_months < w.every_months - 1e-9:
+            out.append(("tw_serving_gap", {"name": w.name, "gap": w.every_months - w.serve_months,
+                                           "serve": w.serve_months, "every": w.every_months}))
         if w.serve_months and late < len(starts):
             served_until = float(starts[starts < horizon][-1] + ends[i] + w.serve_months)
             if served_until > horizon + 1e-9:

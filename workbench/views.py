@@ -12,6 +12,7 @@ import pandas as pd
 from . import budget, scaling
 from .estimate import CATEGORIES, STAGE_GROUPS, STAGES, Estimate, estimate, totals
 from .i18n import choice_label, t
+from .csv_export import to_csv
 from .scenario import Scenario, ScenarioError, fields
 
 
@@ -175,25 +176,12 @@ def lines_table(est: Estimate, currency="USD", lang="en") -> pd.DataFrame:
     })
 
 
-#: A spreadsheet runs a cell starting with one of these as a formula (OWASP, "CSV Injection").
-_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` with every text cell that a spreadsheet would run as a formula prefixed by ``'``."""
-    out = frame.copy()
-    for column in out.columns:
-        if out[column].dtype == object or pd.api.types.is_string_dtype(out[column]):
-            out[column] = [f"'{v}" if isinstance(v, str) and v.startswith(_FORMULA_STARTS) else v for v in out[column]]
-    return out
-
-
 def lines_csv(est: Estimate, currency="USD", lang="en", table: pd.DataFrame | None = None) -> str:
     """The cost lines as CSV for download, each row carrying the scenario's name, safe to open in a spreadsheet.
     ``table``: :func:`lines_table` of the same arguments, if already made."""
     table = (lines_table(est, currency, lang) if table is None else table).copy()
     table.insert(0, "scenario_name", est.scenario.name)
-    return spreadsheet_safe(table).to_csv(index=False)
+    return to_csv(table)
 
 
 def cost_histogram(mc, est: Estimate, currency="USD", bins: int = 40) -> tuple[pd.DataFrame, pd.DataFrame]:
