@@ -366,10 +366,19 @@ def test_one_rule_for_every_record_whatever_its_place(tmp_path):
                                                   good, good]) + "\n", encoding="utf-8")
     with pytest.raises(ActualsError, match=r"line 3: a quoted field opened on this record is never closed"):
         read_focus(tmp_path / "open.csv")
-    (tmp_path / "quote.csv").write_text("\n".join([header, good, '2025-01-01,2025-01-02,USD,"Compute"x,Usage,3,',
-                                                   good]) + "\n", encoding="utf-8")
+    # a quote in the middle of a field is text, as pandas reads it; a quoted field spanning lines after it keeps
+    # every later record and its line (the attacking helper's reproducer)
+    stray = '2025-01-01,2025-01-02,USD,Compute,Usage,"2"x,"a\nb"'
+    (tmp_path / "quote.csv").write_text("\n".join([header, good, stray, good, good.replace(",10,", ",4,")]) + "\n",
+                                        encoding="utf-8")
     quoted = read_focus(tmp_path / "quote.csv")
-    assert quoted.total_usd == 20 and quoted.rejected[["row", "code"]].values.tolist() == [[3, "record_quote"]]
+    assert quoted.total_usd == 24 and quoted.rows["row"].tolist() == [2, 5, 6]
+    assert quoted.rejected[["row", "code"]].values.tolist() == [[3, "cost_not_number"], [3, "tags_not_object"]]
+    long = '2025-01-01,2025-01-02,USD,Compute,Usage,7,"' + "x" * 70_000 + "\n" + "y" * 70_000 + '"'
+    (tmp_path / "long_field.csv").write_text("\n".join([header, good, long, good, good]) + "\n", encoding="utf-8")
+    cut = read_focus(tmp_path / "long_field.csv")  # 140,001 characters across two lines: rejected, lines kept
+    assert cut.total_usd == 30 and cut.rows["row"].tolist() == [2, 5, 6]
+    assert cut.rejected[["row", "code"]].values.tolist() == [[3, "record_long_field"]]
     for chunk_rows in (1, 2, 7):  # the same rows and rejections whatever the chunk
         again = read_focus(tmp_path / "spans.csv", chunk_rows=chunk_rows)
         assert again.rows["row"].tolist() == [2, 4] and again.rejected["row"].tolist() == [5]

@@ -118,6 +118,27 @@ def test_growing_a_driver_never_lowers_horizon_plus_beyond(r, driver):
     assert whole(after) >= whole(before) * (1 - 1e-12)
 
 
+def test_one_more_serving_month_lowers_a_total_by_less_than_a_replica_month_at_most():
+    """The attacking helper's programme: serving 6.5 months instead of 6 keeps a second version live in month 15,
+    taking 90 % of the traffic; each version picks its own replica size for its traffic, and the two together cost
+    1,457 USD less than one version alone (of 28.2 M). Bounded: at most one replica-month of the split month."""
+    d = {"schema_version": 1, "name": "m", "horizon_months": 15, "base": {"tokens": 2e10, "staff_fte": 0},
+         "security_usd_per_month": 0,
+         "workstreams": [{"name": "w0", "stages": ["pretrain", "sft"], "start_month": 9, "every_months": 4,
+                          "cycles": 5, "changes": {"requests_per_day": 5e7, "params": 7e9, "n_gpus": 512},
+                          "serve_months": 6, "legacy_traffic_share": 0.9, "debug_gpus": 0}]}
+    totals = []
+    for months in (6, 6.5, 7, 8):
+        d["workstreams"][0]["serve_months"] = months
+        tl = timeline.evaluate(Programme.from_dict(d))
+        totals.append(tl.total_cost_usd + tl.beyond_horizon_usd)
+    est = workbench.estimate(workbench.Scenario(params=7e9, tokens=2e10, n_gpus=512, requests_per_day=5e7,
+                                                serving_months=1))
+    replica_month = est.details["serving_replica_gpus"] * est.details["price_per_gpu_hour"] * 730.5 * 1.3
+    assert all(b - a > -replica_month for a, b in zip(totals, totals[1:]))
+    assert max(totals) - min(totals) < replica_month  # the same tokens served: only the split moves
+
+
 # -- 2. what the horizon holds plus what lies beyond ---------------------------------------------------------
 def test_cleaning_of_a_cycle_after_the_horizon_is_counted_beyond_it():
     """The issue's reproducer: the second cycle's cleaning (3,568,000 USD with these settings) was in neither amount."""
@@ -222,6 +243,20 @@ def test_a_single_scenario_plan_carries_its_whole_estimate(tmp_path):
     assert json.loads(run.stdout)["planned_total_usd"] == pytest.approx(plan.total_cost_usd, rel=1e-12)
 
 
+def test_a_single_scenario_that_no_plan_can_hold_is_flagged_in_the_review(tmp_path):
+    """Serving past the longest horizon (120 months) cannot be in the plan: the review says so (the attacking
+    helper's reproducer: 70B on 512 GPUs served 120 months)."""
+    from focus_generator import write_export
+    write_export(tmp_path / "bill.csv", 100)
+    bill = workbench.actuals.read_focus(tmp_path / "bill.csv")
+    s = workbench.Scenario(params=70e9, n_gpus=512, requests_per_day=1e7, serving_months=120)
+    flags = review.compare(bill, s, start="2025-03").flags
+    assert [f for f in flags if f["kind"] == "plan_not_whole" and "after month 120 is not priced" in f["message"]]
+    assert not [f for f in review.compare(bill, s.replace(serving_months=12), start="2025-03").flags
+                if f["kind"] == "plan_not_whole"]
+    assert not [f for f in review.compare(bill, pg.example(), start="2025-03").flags if f["kind"] == "plan_not_whole"]
+
+
 @settings(max_examples=20, **SETTINGS)
 @given(st.sampled_from([1e9, 7e9, 70e9]), st.sampled_from([0.0, 3.0, 12.0]), st.sampled_from([None, 0.5, 30.0, 200.0]),
        st.sampled_from([0.0, 4.0]), st.sampled_from([1.0, 1.3, 2.0]), st.sampled_from(["on_demand", "self_hosted"]))
@@ -313,6 +348,9 @@ def test_a_staff_entry_cannot_take_a_workstreams_name():
     file = {**ABUTTING, "staff": [{"name": "ft", "fte": 1, "usd_per_month": 1e4}]}
     with pytest.raises(ProgrammeError, match="staff 'ft' · name='ft': is the name of a workstream"):
         Programme.from_dict(file)
+    twice = {**ABUTTING, "staff": [{"name": "a", "fte": 1, "usd_per_month": 1e4}] * 2}
+    with pytest.raises(ProgrammeError, match="staff 'a' · name='a': is used twice"):
+        Programme.from_dict(twice)
     with pytest.raises(ProgrammeError, match="names the programme's own lines"):
         Programme.from_dict({**ABUTTING, "workstreams": [{**ABUTTING["workstreams"][0], "name": "programme"}]})
 

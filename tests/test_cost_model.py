@@ -159,7 +159,8 @@ def test_self_hosted_hand_checked():
     # power: 0.7 kW x 1.82 x 0.75 x 1.2 = 1.1466 kWh per GPU-hour at 0.08 USD
     power = line(est, "pretrain", "electricity")
     gpu_hours = est.lines[(est.lines["stage"] == "pretrain") & est.lines["unit"].eq("GPU-h")
-                          & est.lines["category"].isin(["compute", "failures"]) & ~est.lines["item"].eq("host CPU share")]
+                          & est.lines["category"].isin(["compute", "failures"]) & ~est.lines["item"].eq("host CPU share")
+                          & ~est.lines["item"].str.startswith("idle committed")]  # idle GPUs' power is not priced
     assert power["quantity"] == pytest.approx(gpu_hours["quantity"].sum() * 0.7 * 1.82 * 0.75 * 1.2)
     assert power["unit_cost_usd"] == 0.08
     ops = line(est, "pretrain", "data-centre operations")
@@ -171,10 +172,53 @@ def test_self_hosted_hand_checked():
 
 
 def test_pricing_modes_order():
-    totals = {mode: estimate(pricing=mode).totals("category")["compute"]
-              for mode in ("on_demand", "reserved_1y", "reserved_3y", "spot")}
-    assert totals["reserved_3y"] < totals["reserved_1y"] < totals["on_demand"]
-    assert totals["spot"] < totals["on_demand"]
+    """By the hour, a longer commitment is cheaper; a short run on a commitment pays the whole term (issue 28): a
+    14-day run on a 1-year reservation costs more than on demand, unless other work fills the rest."""
+    def compute(mode, **kw):
+        lines = estimate(pricing=mode, **kw).lines
+        return lines[(lines["category"] == "compute") & ~lines["item"].str.startswith("idle committed")]["cost_usd"].sum()
+
+    hourly = {mode: compute(mode) for mode in ("on_demand", "reserved_1y", "reserved_3y", "spot")}
+    assert hourly["reserved_3y"] < hourly["reserved_1y"] < hourly["on_demand"] and hourly["spot"] < hourly["on_demand"]
+    totals = {mode: estimate(pricing=mode).total_cost_usd for mode in ("on_demand", "reserved_1y", "reserved_3y",
+                                                                      "self_hosted")}
+    assert totals["on_demand"] < totals["reserved_1y"] < totals["reserved_3y"]
+    assert totals["self_hosted"] > totals["on_demand"]
+    filled = estimate(pricing="reserved_1y", commitment_other_use_share=1.0).total_cost_usd
+    assert filled < totals["on_demand"]
+    # a run that holds the cluster for most of the year leaves little of it idle, and costs less than on demand
+    kw = dict(n_gpus=256, experiment_fraction=0.0, ablation_runs=0, sft_examples=0, preference_pairs=0,
+              rl_prompts=0, eval_checkpoints=0)
+    days = estimate(tokens=2e12, pricing="reserved_1y", **kw).details["pretrain_days_with_overheads"]
+    year = estimate(tokens=2e12 * 360 / days, pricing="reserved_1y", **kw)
+    idle = year.lines.loc[year.lines["item"] == "idle committed capacity", "quantity"].sum()
+    assert 0 < idle < 0.02 * 256 * 8766
+    assert year.total_cost_usd < estimate(tokens=2e12 * 360 / days, **kw).total_cost_usd
+
+
+def test_a_commitment_is_paid_whole_by_hand():
+    """The run's n GPUs (248, auto-sized) reserved for 1 year; the run holds them for H GPU-hours (pre-training,
+    post-training and the experiments on the same cluster): idle = n x 8,766 - H GPU-h at the reserved price,
+    without redundancy."""
+    est = estimate(pricing="reserved_1y")
+    d, lines = est.details, est.lines
+    price = line(est, "pretrain", "accelerator time")["unit_cost_usd"]
+    held = sum(lines.loc[(lines["stage"] == s) & lines["category"].isin(["compute", "failures", "experiments"])
+                         & lines["unit"].eq("GPU-h") & ~lines["item"].isin(["host CPU share", "idle committed capacity"]),
+                         "quantity"].sum() for s in ("pretrain", "sft", "preference", "evaluation"))
+    idle = line(est, "pretrain", "idle committed capacity")
+    assert est.n_gpus == 248 and idle["quantity"] == pytest.approx(248 * 8766 - held, rel=1e-9)
+    assert idle["unit_cost_usd"] == price and idle["cost_type"] == "fixed"
+    redundancy = line(est, "pretrain", "engineering redundancy")
+    others = lines[(lines["stage"] == "pretrain") & (lines["category"] != "redundancy")
+                   & (lines["item"] != "idle committed capacity")]["cost_usd"].sum()
+    assert redundancy["cost_usd"] == pytest.approx(others * 0.3, rel=1e-9)
+    half = estimate(pricing="reserved_1y", commitment_other_use_share=0.5)
+    assert line(half, "pretrain", "idle committed capacity")["cost_usd"] == pytest.approx(idle["cost_usd"] / 2)
+    owned = estimate(pricing="self_hosted")
+    # owned GPUs depreciate over 4 years: 248 x 4 x 8,766 GPU-h are paid, busy or idle
+    idle_owned = line(owned, "pretrain", "idle committed capacity")["quantity"]
+    assert idle_owned == pytest.approx(248 * 4 * 8766 - held, rel=1e-6)
 
 
 def test_sft_lora_is_cheaper_and_hand_checked():

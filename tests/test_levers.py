@@ -29,10 +29,13 @@ def test_spot_for_experiments_and_reserved_for_pretraining_in_one_scenario():
     experiments = line(est, "trial-and-error and ablation runs")
     assert experiments["unit_cost_usd"] == pytest.approx(spot) and experiments["cost_type"] == "elastic"
     assert "experiments on spot" in experiments["source"]
-    # the rest of the plan is priced as before: only the experiments line moved
+    # the rest of the plan is priced as before: the experiments line moved, and on the reservation they fill hours
+    # that were paid idle (the reservation is paid whole: issue 28)
     same = estimate(s.replace(experiment_pricing="same"))
+    q = experiments["quantity"]
     assert same.total_cost_usd - est.total_cost_usd == pytest.approx(
-        experiments["quantity"] * (reserved - spot) * s.redundancy_factor, rel=1e-9)
+        q * (reserved - spot) * s.redundancy_factor - q * reserved, rel=1e-9)
+    assert same.total_cost_usd < est.total_cost_usd  # on a reservation already paid, experiments cost little
 
 
 def test_post_training_and_serving_priced_their_own_way():
@@ -243,11 +246,12 @@ def test_reservations_and_odd_scenarios_give_rows_that_apply_as_shown():
     est = estimate(Scenario().replace(**reserved["applied"]))
     used = est.details["pretrain_days_with_overheads"] * 24
     price = line(est, "accelerator time", "pretrain")["unit_cost_usd"]
+    assert line(est, "idle committed capacity", "pretrain")["quantity"] == pytest.approx(est.n_gpus * (8766 - used))
     assert reserved["risk_usd"] == pytest.approx(est.n_gpus * (8766 - used) * price, rel=1e-9)
-    # the engine's total does not hold the idle term: it moves by the risk-adjusted saving plus that risk
+    assert reserved["risk_adjusted_saving_usd"] < 0  # a year bought for a 14-day run
+    # the engine's total holds the idle term (issue 28): it moves by the risk-adjusted saving
     pinned = estimate(Scenario(n_gpus=reserved["applied"]["n_gpus"])).total_cost_usd
-    assert pinned - reserved["total_usd"] == pytest.approx(reserved["risk_adjusted_saving_usd"] + reserved["risk_usd"],
-                                                           rel=1e-9)
+    assert pinned - reserved["total_usd"] == pytest.approx(reserved["risk_adjusted_saving_usd"], rel=1e-9)
     given = levers(Scenario(price_per_gpu_hour=2.0)).set_index("lever")
     for name in ("spot_experiments", "spot_pretrain", "reserved"):
         assert not given.loc[name, "applicable"] and "price_per_gpu_hour is given" in given.loc[name, "why_not"]
@@ -274,8 +278,14 @@ def test_a_programme_has_its_levers_priced_over_its_horizon():
     risky = timeline.evaluate(plan.replace(base={**plan.base, **row["applied"]}))
     work = lambda tl: tl.lines.loc[tl.lines["stage"] != "inference", "cost_usd"].sum() + tl.beyond_horizon_usd  # noqa: E731
     assert row["risk_usd"] == pytest.approx(work(risky) - work(twin), rel=1e-12) and row["risk_usd"] > 0
-    assert base - twin.total_cost_usd == pytest.approx(row["saving_usd"], rel=1e-12)
+    # its saving on the same basis: the work in the horizon and after it, serving at the plan's served tokens
+    served = lambda tl: tl.months_tokens["served_tokens"].sum()  # noqa: E731
+    serving = lambda tl: tl.lines.loc[tl.lines["stage"] == "inference", "cost_usd"].sum()  # noqa: E731
+    before = timeline.evaluate(plan)
+    like = lambda tl: work(tl) + serving(tl) * served(before) / served(tl)  # noqa: E731
+    assert row["saving_usd"] == pytest.approx(like(before) - like(twin), rel=1e-12)
     assert row["risk_adjusted_saving_usd"] == pytest.approx(row["saving_usd"] - row["risk_usd"], rel=1e-12)
+    assert base == before.total_cost_usd
     debug = usable.set_index("lever").loc["debug_release"]
     # each session holds its 3 working hours and then 1 h idle (the default), 0.25 h with the lever: 3.25 / 4
     held = timeline.evaluate(plan).lines

@@ -248,7 +248,8 @@ def test_a_new_cadence_fills_the_horizon_and_faster_releases_cost_more():
 def test_warnings_say_when_releases_stop_serving_or_fall_after_the_horizon():
     p = programme.example()
     short = timeline.evaluate(pp.with_knobs(p, versions=1, every=1, cycles=5))  # last release month 6, retired in 7
-    assert any("its last release is retired in month 7; it serves nothing from then to month 12" in w
+    assert any("its last release is retired on day 1 of month 7; nothing is served from then to the end of month 12"
+               in w
                for w in short.warnings)
     late = timeline.evaluate(pp.with_knobs(p, every=3, cycles=11))
     assert any("'monthly fine-tune': 7 of its 11 cycles start after month 12" in w for w in late.warnings)

@@ -399,7 +399,8 @@ def _cmd_levers(args) -> None:
         return
     usable = table[table["applicable"]]
     print("Levers, ranked by risk-adjusted saving [USD] (saving: if nothing goes wrong; risk: the expected cost of "
-          "what may; days: training days saved)\n")
+          + ("what may; work in the horizon and after it, serving at the plan's served tokens)\n" if args.programme
+             else "what may; days: training days saved)\n"))
     shown = usable[["lever", "saving_usd", "risk_usd", "risk_adjusted_saving_usd", "days_saved", "changes"]].astype(
         {"risk_usd": object})
     shown.loc[~usable["risk_priced"], "risk_usd"] = "not priced"  # stated below, with its source

@@ -77,9 +77,11 @@ def restart_with_diagnosis_hours(restart_minutes, log_sampling_ratio, unlogged_d
 def precision_risks():
     """``data/precision_risks.csv``: divergences per trillion tokens, the share of the run rolled back, and the
     format the rest of the run falls back to, per training precision (each with its source)."""
-    table = read_table("precision_risks.csv", numeric=("divergence_per_trillion_tokens", "rollback_share"),
-                      required=("precision", "divergence_per_trillion_tokens", "rollback_share", "fallback_precision",
-                                "source"), key="precision",
+    table = read_table("precision_risks.csv", numeric=("speedup_over_reference", "divergence_per_trillion_tokens",
+                                                        "rollback_share"),
+                      required=("precision", "speedup_over_reference", "divergence_per_trillion_tokens",
+                                "rollback_share", "fallback_precision", "source"), key="precision",
+                       bounds={"speedup_over_reference": (0.1, 10.0)},
                        choices={"precision": {"bf16", "fp16", "fp8"}, "fallback_precision": {"bf16", "fp16", "fp8"}})
     for column, high in (("divergence_per_trillion_tokens", 100.0), ("rollback_share", 1.0)):
         bad = table[(table[column] < 0) | (table[column] > high)]

@@ -43,7 +43,8 @@ def fill(value: np.ndarray, default) -> np.ndarray:
 def plan(x: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """Every figure of the plan (public and internal) for broadcast inputs ``x``."""
     f: dict[str, np.ndarray] = {}
-    for step in (training_cluster, gpu_price, post_training, failures_and_stages, serving_point, line_inputs, derived):
+    for step in (training_cluster, gpu_price, post_training, failures_and_stages, serving_point, commitments,
+                 line_inputs, derived):
         f.update(step(x, f))
     return f
 
@@ -342,6 +343,60 @@ def serving_point(x, f) -> dict:
             "serving_cost_per_million_tokens_usd": per_million,
             "serving_cost_per_million_input_tokens_usd": per_million_in,
             "serving_cost_per_million_output_tokens_usd": per_million_out, "serving_cost_per_request_usd": per_request}
+
+
+#: The term each way of buying commits to [h]: a reservation's years; owned GPUs' useful life (``useful_life_years``).
+RESERVED_TERM_HOURS = {"reserved_1y": ownership.HOURS_PER_YEAR, "reserved_3y": 3 * ownership.HOURS_PER_YEAR}
+
+
+def commitment_term_hours(mode, useful_life_years) -> np.ndarray:
+    """Hours a way of buying commits to: a reservation's term, owned hardware's useful life; NaN for on-demand and
+    spot, which commit to nothing [h]."""
+    mode = np.asarray(mode, dtype=object)
+    return np.select([mode == "reserved_1y", mode == "reserved_3y", mode == "self_hosted"],
+                     [RESERVED_TERM_HOURS["reserved_1y"], RESERVED_TERM_HOURS["reserved_3y"],
+                      np.asarray(useful_life_years, dtype=float) * ownership.HOURS_PER_YEAR], np.nan)
+
+
+def idle_committed_gpu_hours(gpus, used_hours, term_hours, other_use_share) -> np.ndarray:
+    """GPU-hours a commitment pays for and the plan leaves idle: whole terms of ``gpus`` less the hours used,
+    less the share other work absorbs [GPU-h]. 0 where nothing is committed (``term_hours`` NaN) or nothing used."""
+    used = np.asarray(used_hours, dtype=float)
+    term = np.asarray(term_hours, dtype=float)
+    committed = np.isfinite(term) & (used > 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        terms = np.ceil(np.where(committed, used / np.where(committed, term, 1.0), 0.0) - 1e-9)
+    idle = np.where(committed, np.asarray(gpus, dtype=float) * np.maximum(terms * term - used, 0.0), 0.0)
+    return idle * (1.0 - np.asarray(other_use_share, dtype=float))
+
+
+def commitments(x, f) -> dict:
+    """GPU-hours of each commitment the plan pays for and leaves idle [GPU-h]: a reservation is paid for its whole
+    term, owned GPUs depreciate over their useful life, busy or idle. Groups bought together share one
+    commitment: the training cluster (pre-training, and post-training and experiments when bought the same way),
+    post-training or experiments bought another way, and the serving base. Other work may absorb a share of the
+    idle hours (``commitment_other_use_share``)."""
+    modes, n_gpus, share = f["stage_mode"], f["n_gpus"], x["commitment_other_use_share"]
+    days = f["stage_days"]
+    post_hours = (days["sft"] + days["preference"] + days["evaluation"]) * 24.0
+    experiment_hours = f["gpu_hours"] * (x["experiment_fraction"] + x["ablation_runs"] * x["ablation_run_fraction"]) / n_gpus
+    cluster = modes["pretrain"]
+    post_same, experiments_same = modes["post_training"] == cluster, modes["experiments"] == cluster
+    cluster_hours = days["pretrain"] * 24.0 + np.where(post_same, post_hours, 0.0) + np.where(experiments_same,
+                                                                                               experiment_hours, 0.0)
+    life = x["useful_life_years"]
+    serving_hours = np.where(f["serving_on"], x["serving_months"] * serving.HOURS_PER_MONTH, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        base_gpus = np.where(serving_hours > 0, f["serving_base_gpu_hours"] / np.where(serving_hours > 0, serving_hours,
+                                                                                        1.0), 0.0)
+    return {"idle_committed_gpu_hours": {
+        "pretrain": idle_committed_gpu_hours(n_gpus, cluster_hours, commitment_term_hours(cluster, life), share),
+        "post_training": np.where(post_same, 0.0, idle_committed_gpu_hours(
+            n_gpus, post_hours, commitment_term_hours(modes["post_training"], life), share)),
+        "experiments": np.where(experiments_same, 0.0, idle_committed_gpu_hours(
+            n_gpus, experiment_hours, commitment_term_hours(modes["experiments"], life), share)),
+        "serving_base": idle_committed_gpu_hours(np.nan_to_num(base_gpus), serving_hours,
+                                                 commitment_term_hours(modes["serving_base"], life), share)}}
 
 
 def line_inputs(x, f) -> dict:

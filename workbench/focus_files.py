@@ -88,7 +88,7 @@ class Survey:
     starts on (a quoted field may span lines).
 
     ``skip``: record numbers (the header is record 0) that are not read; ``miscounted``: (line, reason code) of
-    each record not read for its shape (``record_extra``, ``record_short``, ``record_quote``, ``record_long_field``); ``shift_records`` / ``shift_lines``: from record
+    each record not read for its shape (``record_extra``, ``record_short``, ``record_long_field``); ``shift_records`` / ``shift_lines``: from record
     ``shift_records[k]`` on, a record starts ``shift_lines[k]`` lines after its number."""
 
     skip: set
@@ -104,31 +104,44 @@ class Survey:
         return records + 1 + np.where(k >= 0, self.shift_lines[np.maximum(k, 0)], 0)
 
 
+#: The longest cell read [characters]: Python's own CSV limit, far past any FOCUS value.
+MAX_FIELD_CHARS = 131_072
+
+
 def survey(path: Path, encoding: str, header_fields: int) -> Survey:
-    """One pass over a CSV's records counting their fields (see :class:`Survey`). One rule for every record, the
-    first as the rest: a record with more fields than the header (an unquoted comma shifts every value after it)
-    or fewer (a cut line) is not read, and is listed with its line. A quoted field left open to the end of the
-    file refuses the file, naming the line where it opens."""
-    skip, miscounted, shift_records, shift_lines = set(), [], [], []
-    line_end, shift, record = 1, 0, 0
+    """One pass over a CSV's records counting their fields (see :class:`Survey`), tokenised as pandas does (a
+    quote in the middle of a field is read as text). One rule for every record, the first as the rest: a record
+    with more fields than the header (an unquoted comma shifts every value after it) or fewer (a cut line), or
+    with a field longer than :data:`MAX_FIELD_CHARS`, is not read, and is listed with its line. A quoted field left
+    open to the end of the file refuses the file, naming the line where it opens."""
     try:
+        try:
+            return _survey(path, encoding, header_fields, long_fields=False)
+        except _LongField:  # a cell past Python's limit: counted again, every cell measured (slower, and rare)
+            return _survey(path, encoding, header_fields, long_fields=True)
+    except UnicodeDecodeError as error:
+        raise not_text(path, error, encoding) from None
+    except (OSError, EOFError, zlib.error, csv.Error) as error:
+        raise ActualsError(f"{path}: not a readable FOCUS export (CSV, CSV.gz or Parquet): "
+                           f"{str(error).splitlines()[0][:200] or type(error).__name__}") from None
+
+
+class _LongField(Exception):
+    pass
+
+
+def _survey(path: Path, encoding: str, header_fields: int, long_fields: bool) -> Survey:
+    skip, miscounted, shift_records, shift_lines = set(), [], [], []
+    line_end, shift, record, last_start = 1, 0, 0, 1
+    limit = csv.field_size_limit()
+    try:
+        if long_fields:
+            csv.field_size_limit(2**31 - 1)
         with open_text(path, encoding) as f:
-            reader = csv.reader(f, strict=True)  # field_size_limit: Python's 128 KiB, far past any FOCUS cell
+            reader = csv.reader(f)  # not strict: a stray quote is text, as pandas reads it
             next(reader, None)  # the header
             line_end = reader.line_num
-            while True:
-                try:
-                    row = next(reader)
-                except StopIteration:
-                    break
-                except csv.Error as error:
-                    problem = "record_long_field" if "field limit" in str(error) else "record_quote"
-                    if "unexpected end of data" in str(error):
-                        raise ActualsError(f"{path}: line {line_end + 1}: a quoted field opened on this record is "
-                                           "never closed, so the rest of the file cannot be read; allowed: every "
-                                           "\" that opens a field closed by another (a \" inside a field written "
-                                           "twice)") from None
-                    row = None  # a quote in the middle of a field, or a field past the limit: not read
+            for row in _rows(reader):
                 record += 1
                 start = line_end + 1
                 line_end = reader.line_num
@@ -136,18 +149,51 @@ def survey(path: Path, encoding: str, header_fields: int) -> Survey:
                     shift = start - (record + 1)
                     shift_records.append(record)
                     shift_lines.append(shift)
-                if row is None or (row and len(row) != header_fields):
-                    skip.add(record)
-                    miscounted.append((start, problem if row is None else
-                                       "record_extra" if len(row) > header_fields else "record_short"))
-                elif not row:
+                last_start = start
+                if not row:
                     skip.add(record)  # a blank line: not a record
-    except UnicodeDecodeError as error:
-        raise not_text(path, error, encoding) from None
-    except (OSError, EOFError, zlib.error) as error:
-        raise ActualsError(f"{path}: not a readable FOCUS export (CSV, CSV.gz or Parquet): "
-                           f"{str(error).splitlines()[0][:200] or type(error).__name__}") from None
+                elif len(row) != header_fields:
+                    skip.add(record)
+                    miscounted.append((start, "record_extra" if len(row) > header_fields else "record_short"))
+                elif long_fields and max(map(len, row)) > MAX_FIELD_CHARS:
+                    skip.add(record)
+                    miscounted.append((start, "record_long_field"))
+    finally:
+        csv.field_size_limit(limit)
+    if line_end > last_start:  # the last record spans lines: is its quote closed, or did the file end inside it?
+        _closed(path, encoding, last_start)
     return Survey(skip, miscounted, np.array(shift_records, dtype=np.int64), np.array(shift_lines, dtype=np.int64))
+
+
+def _rows(reader):
+    while True:
+        try:
+            yield next(reader)
+        except StopIteration:
+            return
+        except csv.Error as error:
+            if "field limit" in str(error):
+                raise _LongField() from None
+            raise
+
+
+def _closed(path: Path, encoding: str, start: int) -> None:
+    """Refuse a file whose last record, from line ``start``, ends inside a quoted field."""
+    import itertools
+    limit = csv.field_size_limit()
+    try:
+        csv.field_size_limit(2**31 - 1)
+        with open_text(path, encoding) as f:
+            for _ in itertools.islice(f, start - 1):
+                pass
+            next(csv.reader(f, strict=True), None)
+    except csv.Error as error:
+        if "unexpected end of data" in str(error):
+            raise ActualsError(f"{path}: line {start}: a quoted field opened on this record is never closed, so "
+                               "the rest of the file cannot be read; allowed: every \" that opens a field closed by "
+                               "another (a \" inside a field written twice)") from None
+    finally:
+        csv.field_size_limit(limit)
 
 
 def chunks(path: Path, header, columns, encoding: str, chunk_rows: int, surveyed: Survey | None = None):

@@ -117,8 +117,6 @@ TEXT = {
                             "字段数多于表头的 {fields} 个（是否有未加引号的逗号？）"),
     "reject_record_short": ("has fewer fields than the header's {fields} (a line cut short?)",
                             "字段数少于表头的 {fields} 个（是否有被截断的行？）"),
-    "reject_record_quote": ("has a quote inside a field that does not open or close it (write \"\" for a quote)",
-                            "字段中有既不开始也不结束字段的引号（引号本身应写成 \"\"）"),
     "reject_record_long_field": ("has a field longer than 131,072 characters", "有字段长度超过 131,072 个字符"),
     "reject_cost_empty": ("is empty (FOCUS requires a cost on every row)", "为空（FOCUS 要求每行都有费用）"),
     "reject_cost_not_number": ("is not a number", "不是数字"),
@@ -183,6 +181,7 @@ TEXT = {
                               "alert line is drawn on the bill; a budget of compute, storage, network, logging or "
                               "security would be",
                               "项目预算包含账单上看不到的费用（人员、标注），因此账单上不画预警线；算力、存储、网络、日志或安全预算会画出"),
+    "flag_plan_not_whole": ("the plan does not hold all of its work: {warning}", "计划未包含其全部工作：{warning}"),
     "flag_outside": ("{count} month(s) of the bill fall outside the plan ({months}): not compared",
                      "账单中有 {count} 个月不在计划期内（{months}）：未比较"),
     # the timeline's warnings ({money}: an amount in the display currency)
@@ -195,14 +194,21 @@ TEXT = {
     "tw_served_after": ("Workstream {name!r}: its last release in the horizon is served until month {month}; serving "
                         "after month {horizon} is not priced.",
                         "工作流 {name!r}：规划期内最后一个版本在线至第 {month} 个月；第 {horizon} 个月之后的推理未计价。"),
-    "tw_retired": ("Workstream {name!r}: its last release is retired in month {month}; it serves nothing from then to "
-                   "month {horizon} (add cycles or keep versions live longer).",
-                   "工作流 {name!r}：最后一个版本在第 {month} 个月下线；此后到第 {horizon} 个月没有推理服务（可增加发布轮数或延长版本在线时间）。"),
+    "tw_retired": ("Workstream {name!r}: its last release is retired on day {day:.0f} of month {month}; nothing is "
+                   "served from then to the end of month {horizon} (add cycles or keep versions live longer).",
+                   "工作流 {name!r}：最后一个版本在第 {month} 个月的第 {day:.0f} 天下线；此后到第 {horizon} 个月末没有推理服务"
+                   "（可增加发布轮数或延长版本在线时间）。"),
     "tw_serving_gap": ("Workstream {name!r}: each version is retired {gap:.2g} months before the next is released "
                        "(serve_months {serve:g} < every_months {every}); no version serves in those weeks and their "
                        "traffic is neither served nor billed.",
                        "工作流 {name!r}：每个版本在下一个版本发布前 {gap:.2g} 个月即下线（在线月数 {serve:g} < 发布间隔 {every}）；"
                        "这段时间没有版本提供服务，其流量既未服务也未计费。"),
+    "tw_fleet_idle": ("Fleet {name!r}: {share:.0%} of its committed GPU-hours in the horizon are idle ({amount}); "
+                      "a smaller fleet, a shorter term, or more work on it would use them.",
+                      "机群 {name!r}：规划期内 {share:.0%} 的承诺 GPU 小时闲置（{amount}）；可缩小机群、缩短期限或安排更多工作。"),
+    "tw_fleet_overflow": ("The {gpu} fleets are full from month {month}: {gpu_hours:,.0f} GPU-h of work in their term "
+                          "are bought as each workstream buys them (on demand or spot).",
+                          "{gpu} 机群从第 {month} 个月起已满：其期限内有 {gpu_hours:,.0f} GPU 小时的工作按各工作流自己的方式购买（按需或竞价）。"),
     "tw_beyond": ("{amount} fall after month {horizon} (storage retention and archive tails, and work of cycles that "
                   "start or end after it) and are not in the total.",
                   "{amount} 发生在第 {horizon} 个月之后（存储保留期与归档尾部，以及在此之后开始或结束的轮次），未计入总成本。"),
@@ -253,6 +259,9 @@ PROBLEMS_ZH = {
     "names the programme's own lines (security)": "是项目计划自身费用（安全与合规）使用的名称", "another name": "另一个名称",
     "is the name of a workstream (attribution by workstream would merge them)": "与某个工作流同名（按工作流归集时会被合并）",
     "is given twice in the same object": "在同一个对象中出现了两次", "each key once": "每个键只出现一次",
+    "is used twice": "被使用了两次", "a name of its own per entry": "每项一个独立的名称",
+    "a name of its own per workstream": "每个工作流一个独立的名称", "a name of its own": "独立的名称",
+    "is the name of a workstream or staff entry": "与某个工作流或人员同名", "is not a way of committing to GPUs": "不是承诺 GPU 的方式",
     "is set; in a programme each release is served for serve_months":
         "已设置；项目计划中每个版本按工作流的 serve_months（在线月数）提供服务",
     "serving_months = 0 and serve_months on the workstream": "serving_months = 0，并在工作流上设置 serve_months",

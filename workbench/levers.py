@@ -8,9 +8,8 @@ the scenario and prices them all in one batched :func:`~workbench.estimate.estim
 Each row is the lever applied alone: rows do not add up (fp8 and spot together save less than their two rows).
 A lever that buys the cluster another way (``pricing``) keeps the stages that followed it as they were bought.
 
-``total_usd`` is the engine's total of ``scenario.replace(**applied)``; a reservation's idle commitment is a risk
-outside it (the engine's reserved price assumes the term is used), so for the reservation levers the total moves by
-the risk-adjusted saving plus that risk.
+``total_usd`` is the engine's total of ``scenario.replace(**applied)``, a reservation's idle term included (the
+engine pays a commitment whole, busy or idle; ``risk_off`` of the reservation levers is other work filling it).
 
 * ``risk_adjusted_saving_usd``: the change in the total with the lever applied, its risks priced as the engine
   prices them; the table is ranked by it;
@@ -18,7 +17,7 @@ the risk-adjusted saving plus that risk.
   no divergence allowance for a lower precision, no extra diagnosis time for sampled logs, no reclaims for spot),
   that is, if nothing goes wrong;
 * ``risk_usd`` = ``saving_usd`` - ``risk_adjusted_saving_usd``: the expected cost of the risk, including what it
-  does to the rest of the plan (a longer run pays staff longer). A reservation adds the hours of its one-year
+  does to the rest of the plan (a longer run pays staff longer). A reservation's risk is the hours of its one-year
   commitment the plan leaves idle. Risks the model does not price are stated in ``risk`` with a source
   (``risk_priced`` False: their ``risk_usd`` of 0 is "not priced", not "no risk").
 
@@ -31,7 +30,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from .boundaries import field_of, idle_commitment_gpu_hours
+from .boundaries import field_of
 from .data import DataFileError, cached, data_dir, read_table
 from .scenario import Scenario, ScenarioError, fields
 
@@ -144,25 +143,6 @@ def _typed(field, text):
     return text
 
 
-def _idle_commitment_usd(name: str, scenario: Scenario, variant: Scenario, est, i: int) -> float:
-    """The hours of a reservation's whole terms the plan leaves idle, at the reserved price [USD]."""
-    lines = est.lines[est.lines["scenario"] == i]
-    if name == "reserved":
-        # the stages bought as the cluster is (the lever keeps the others as they were bought)
-        post_mode = variant.pricing if variant.post_training_pricing == "same" else variant.post_training_pricing
-        stages = ["pretrain"] + (["sft", "preference", "evaluation"] if post_mode == variant.pricing else [])
-        used_hours = sum(float(np.ravel(est.details["pretrain_days_with_overheads" if stage == "pretrain" else
-                                                    f"{stage}_days"])[i]) for stage in stages) * 24.0
-        price = float(lines.loc[(lines["item"] == "accelerator time") & (lines["stage"] == "pretrain"), "unit_cost_usd"].iloc[0])
-        return idle_commitment_gpu_hours(float(np.ravel(est.n_gpus)[i]), used_hours, variant.pricing) * price
-    if name == "reserved_serving":
-        base = lines[lines["item"] == "serving replicas (base)"]
-        hours = scenario.serving_months * HOURS_PER_MONTH
-        base_gpus = float(base["quantity"].iloc[0]) / hours
-        return idle_commitment_gpu_hours(base_gpus, hours, variant.serving_pricing) * float(base["unit_cost_usd"].iloc[0])
-    return 0.0
-
-
 def levers(plan=None) -> pd.DataFrame:
     """The lever table of a scenario (default ``Scenario()``), ranked by risk-adjusted saving (columns
     :data:`COLUMNS`; levers that do not apply are listed last with ``why_not``; ``crosses``: the boundary warnings
@@ -252,8 +232,7 @@ def levers(plan=None) -> pd.DataFrame:
         plain = adjusted
         if twins[k - 1] is not None:
             plain, twin_index = float(totals[0] - totals[twin_index]), twin_index + 1
-        idle = _idle_commitment_usd(rows[index]["lever"], base, variant, est, k)
-        rows[index].update(saving_usd=plain, risk_usd=plain - adjusted + idle, risk_adjusted_saving_usd=adjusted - idle,
+        rows[index].update(saving_usd=plain, risk_usd=plain - adjusted, risk_adjusted_saving_usd=adjusted,
                            days_saved=float(days[0] - days[k]), total_usd=float(totals[k]),
                            crosses=[w for w in own[k - 1].warnings if field_of(w) and field_of(w) not in before])
     return _ranked(rows)
@@ -303,33 +282,49 @@ def _work_usd(timeline) -> float:
     return float(lines.loc[lines["stage"] != "inference", "cost_usd"].sum()) + timeline.beyond_horizon_usd
 
 
+def _like_for_like_usd(timeline, served_tokens: float) -> float:
+    """A programme's cost for comparing levers [USD]: its work in the horizon and after it (:func:`_work_usd`),
+    and its serving at the plan's served tokens (the serving in the horizon scaled by the plan's tokens over its
+    own). A lever that makes the work faster or slower moves releases, and so serving, across the horizon: that is
+    not a saving nor a cost of the lever; what it does to the cost of serving a token is."""
+    lines = timeline.lines
+    serving = float(lines.loc[lines["stage"] == "inference", "cost_usd"].sum())
+    own = float(timeline.months_tokens["served_tokens"].sum())
+    return _work_usd(timeline) + (serving * served_tokens / own if own > 0 and served_tokens > 0 else serving)
+
+
 def programme_levers(programme) -> pd.DataFrame:
     """The levers of a programme over its horizon, each priced by evaluating the programme with it applied
     (:func:`workbench.timeline.evaluate`, which prices the workstreams in batches): the scenario levers of
     :data:`PROGRAMME_LEVERS` applied to the programme's ``base`` (workstreams that set the field themselves keep
     theirs), and the programme's own: idle debug environments released after 15 minutes. Columns as
-    :func:`levers`; ``days_saved`` is not given (a programme's months are its own); ``applied`` holds the ``base``
+    :func:`levers`, but saving and risk are compared like with like (:func:`_like_for_like_usd`: the work in the
+    horizon and after it, serving at the plan's served tokens), while ``total_usd`` is the horizon's total with the
+    lever; ``days_saved`` is not given (a programme's months are its own); ``applied`` holds the ``base``
     changes (``programme.replace(base={**programme.base, **applied})``), or ``workstreams`` for the debug lever.
     A reservation is not offered: a programme's later work may fill its term, which one plan cannot tell."""
     from .programme import ProgrammeError
     from .timeline import evaluate
-    base_total = evaluate(programme).total_cost_usd
     scenario = programme.base_scenario
     conditions = _conditions(scenario)
     # a programme serves by workstream (serve_months), not by its base's serving_months
     conditions["serving"] = (any(w.serve_months > 0 for w in programme.workstreams), "no workstream serves a release")
     rows = []
 
+    base_timeline = evaluate(programme)
+    base_total = base_timeline.total_cost_usd
+    served = float(base_timeline.months_tokens["served_tokens"].sum())
+
     def priced(variant, twin):
         timeline = evaluate(variant)
-        total = timeline.total_cost_usd
         safe = evaluate(twin) if twin is not None else timeline  # the lever with its risk switched off
-        plain = base_total - safe.total_cost_usd
-        # the risk is what it adds to the work, in the horizon or after it: a delay that moves serving past the
-        # horizon does not make the plan cheaper (like with like: the same releases, each served as long)
+        # like with like (:func:`_like_for_like_usd`): a lever that moves work in time neither gains nor loses the
+        # serving it moves across the horizon, nor the work it moves after it
+        plain = _like_for_like_usd(base_timeline, served) - _like_for_like_usd(safe, served)
+        # the risk is what it adds to the work, in the horizon or after it
         risk = _work_usd(timeline) - _work_usd(safe)
-        return {"saving_usd": plain, "risk_usd": risk, "risk_adjusted_saving_usd": plain - risk, "total_usd": total,
-                "days_saved": float("nan")}
+        return {"saving_usd": plain, "risk_usd": risk, "risk_adjusted_saving_usd": plain - risk,
+                "total_usd": timeline.total_cost_usd, "days_saved": float("nan")}
 
     for lever in lever_table().itertuples():
         if lever.lever not in PROGRAMME_LEVERS:

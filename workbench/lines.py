@@ -45,10 +45,38 @@ class Line:
 
 
 def all_lines(x, f) -> list[Line]:
-    """Every line of the plan, stage by stage, then the redundancy on each stage."""
+    """Every line of the plan, stage by stage, the idle hours of what it commits to, then the redundancy on each
+    stage."""
     lines = [*pretrain_lines(x, f), *sft_lines(x, f), *preference_lines(x, f), *evaluation_lines(x, f),
-             *serving_lines(x, f)]
+             *serving_lines(x, f), *commitment_lines(x, f)]
     return lines + redundancy_lines(x, lines)
+
+
+#: (price group, stage its idle line stands in, item) of each commitment (:func:`workbench.figures.commitments`).
+COMMITMENTS = (("pretrain", "pretrain", "idle committed capacity"),
+               ("experiments", "pretrain", "idle committed capacity (experiments)"),
+               ("post_training", "sft", "idle committed capacity"),
+               ("serving_base", "inference", "idle committed capacity"))
+
+
+def commitment_lines(x, f) -> list[Line]:
+    """What a reservation or owned hardware costs while the plan does not use it: the rest of the term (a year or
+    three; owned GPUs' useful life) at the price of the hours used, less what other work absorbs."""
+    out = []
+    for group, stage, item in COMMITMENTS:
+        idle = f["idle_committed_gpu_hours"][group]
+        price = f["stage_price"][group]
+        mode = f["stage_mode"][group]
+        out.append(Line(stage, "compute", item, idle, "GPU-h", price, "fixed",
+                        "GPUs x (whole terms - hours used) x (1 - commitment_other_use_share); term: 1 or 3 years "
+                        "reserved, useful_life_years owned",
+                        _where(np.asarray(idle) > 0,
+                               "a reservation is paid for its whole term and owned GPUs depreciate over their life, "
+                               "busy or idle (planning guides: training compute is mostly fixed or committed cost)",
+                               _where(np.isin(mode, ("reserved_1y", "reserved_3y", "self_hosted")),
+                                      "0: the plan uses the whole term, or other work absorbs it "
+                                      "(commitment_other_use_share)", "0: bought by the hour (nothing committed)"))))
+    return out
 
 
 def _where(condition, yes, no):
@@ -245,9 +273,12 @@ def serving_lines(x, f) -> list[Line]:
 
 
 def redundancy_lines(x, lines: list[Line]) -> list[Line]:
-    """A visible contingency on each stage: (redundancy_factor - 1) x the stage's other lines."""
-    return [Line(stage, "redundancy", "engineering redundancy", sum(line.cost_usd for line in lines if line.stage == stage),
-                 "USD", x["redundancy_factor"] - 1.0, "fixed", "(redundancy_factor - 1) x the stage's other lines",
+    """A visible contingency on each stage: (redundancy_factor - 1) x the stage's other lines, but the idle hours
+    of a commitment, which are known to the dollar."""
+    return [Line(stage, "redundancy", "engineering redundancy",
+                 sum(line.cost_usd for line in lines if line.stage == stage and not line.item.startswith("idle committed")),
+                 "USD", x["redundancy_factor"] - 1.0, "fixed",
+                 "(redundancy_factor - 1) x the stage's other lines (not a commitment's idle hours)",
                  "planning guides: redundancy factor typically 1.2-1.5") for stage in STAGES]
 
 

@@ -16,8 +16,8 @@ from .scenario import Scenario, ScenarioError, fields
 
 DAYS_PER_MONTH = 365.25 / 12
 PROFILES = ("run", "start", "release", "retention_from_start", "retention_from_end", "archive", "programme_staff",
-            "serving")
-GPU_HOUR_CLASSES = ("productive", "lost", "experiments", "debug", "serving", "none")
+            "serving", "fleet")
+GPU_HOUR_CLASSES = ("productive", "lost", "experiments", "debug", "serving", "idle", "none")
 UNTAGGED = "(untagged)"
 
 
@@ -70,7 +70,7 @@ def price_scenarios(scenarios: list[Scenario], owners: list[str]) -> tuple[pd.Da
     """Lines of every scenario (``scenario`` = its index in the list) and the figures it needs, in batches."""
     frames, figures = [], {}
     wanted = ("pretrain_days_with_overheads", "sft_days", "preference_days", "evaluation_days", "price_per_gpu_hour",
-              "dataset_bytes")
+              "dataset_bytes", "n_gpus")
     for name in wanted:
         figures[name] = np.zeros(len(scenarios))
     for indices, batch in _batches(scenarios):
@@ -87,8 +87,14 @@ def price_scenarios(scenarios: list[Scenario], owners: list[str]) -> tuple[pd.Da
         lines = lines.assign(scenario=np.asarray(indices)[lines["scenario"].to_numpy()])
         frames.append(lines)
         for name in wanted:
-            figures[name][indices] = np.broadcast_to(est.details[name], (len(indices),))
-    return pd.concat(frames, ignore_index=True), figures
+            value = est.n_gpus if name == "n_gpus" else est.details[name]
+            figures[name][indices] = np.broadcast_to(value, (len(indices),))
+    lines = pd.concat(frames, ignore_index=True)
+    # the price post-training is bought at (post_training_pricing), for a fine-tuning workstream's own GPUs
+    sft = lines[(lines["stage"] == "sft") & (lines["item"] == "accelerator time")]
+    figures["post_training_price_per_gpu_hour"] = np.array(figures["price_per_gpu_hour"], dtype=float)
+    figures["post_training_price_per_gpu_hour"][sft["scenario"].to_numpy()] = sft["unit_cost_usd"].to_numpy()
+    return lines, figures
 
 
 # -- placing lines in months -----------------------------------------------------------------------------
@@ -108,7 +114,7 @@ def training_block(programme, workstreams, runs, lines, offsets, ends, horizon) 
     known = {key: profile_of(*key) for key in set(zip(lines["stage"], lines["item"]))}
     profile, gpu_class = zip(*(known[key] for key in zip(lines["stage"], lines["item"]))) if len(lines) else ((), ())
     lines = lines.assign(profile=profile, gpu_hour_class=gpu_class)
-    lines = lines[(lines["profile"] != "programme_staff")]
+    lines = lines[~lines["profile"].isin(("programme_staff", "fleet"))]  # paid by the programme month by month
     keep = np.array([stage in workstreams[i].stages for i, stage in zip(lines["scenario"], lines["stage"])], bool)
     lines = lines[keep] if len(lines) else lines
     rows = []  # one instance per (line, cycle)
@@ -255,7 +261,7 @@ def serving_block(programme, workstreams, runs, ends, horizon, owners):
                 except ScenarioError as error:
                     raise ProgrammeError(owners[i], error.field, error.value, error.problem, error.allowed) from None
             raise
-        lines = lines[lines["stage"] == "inference"]
+        lines = lines[(lines["stage"] == "inference") & (lines["item"] != "idle committed capacity")]
         frames.append(lines.assign(scenario=index[lines["scenario"].to_numpy()]))
     lines = pd.concat(frames, ignore_index=True)
     index = lines["scenario"].to_numpy()
@@ -335,10 +341,12 @@ def hidden_block(programme, workstreams, runs, figures, offsets, ends, horizon) 
                                              release)
             last = max(int(np.ceil(starts[-1] + ends[i])), w.start_month)
             cost_type = "fixed" if w.debug_never_released else "elastic"
+            # a workstream's debug GPUs are bought as its own training is: pre-training's way, or post-training's
+            price = figures["price_per_gpu_hour" if "pretrain" in w.stages else "post_training_price_per_gpu_hour"][i]
             for month in range(w.start_month, last + 1):
                 cycle = sum(1 for t0 in starts if t0 < month)
                 add(month, w.name, max(cycle, 1), "development", "debug", "development and debug environments",
-                    cost_type, float(held) * figures["price_per_gpu_hour"][i], float(held), "debug",
+                    cost_type, float(held) * price, float(held), "debug",
                     tags=w.tags_for(max(cycle, 1)))
     security = programme.security_usd_per_month
     security = d["security_usd_per_month"] if security is None else security

@@ -18,6 +18,7 @@ import math
 import numbers
 import re
 import tomllib
+import weakref
 from dataclasses import dataclass, field, fields as dataclass_fields, replace
 from pathlib import Path
 
@@ -35,6 +36,7 @@ BUDGET_RESOURCES = ("total", *RESOURCE_CATEGORIES)
 MAX_MONTHS = 120
 MAX_WORKSTREAMS = 200
 MAX_STAFF = 100
+MAX_FLEETS = 20
 MAX_TAGS = 20
 _TAG_KEY = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 #: The name under which a timeline attributes the programme's own lines (security and compliance).
@@ -192,6 +194,32 @@ class Staff:
     redundancy_factor: float = 1.0
 
 
+#: How a fleet is bought: it commits to a term, paid every month busy or idle.
+FLEET_PRICING = ("reserved_1y", "reserved_3y", "self_hosted")
+
+
+@dataclass(frozen=True)
+class Fleet:
+    """GPUs committed for a term: reserved for 1 or 3 years, or owned (``self_hosted``, depreciated straight-line
+    over ``useful_life_years`` of the programme's base). Paid every month of the term, busy or idle. Workstreams
+    whose GPU matches run their training on it first, month by month (what is bought their main way: pre-training,
+    and post-training and experiments when bought the same way); what does not fit is bought as each workstream
+    buys it. ``term_months`` empty: 12, 36, or the useful life."""
+
+    name: str
+    gpu: str
+    count: int
+    pricing: str = "reserved_1y"
+    start_month: int = 1
+    term_months: int | None = None
+    tags: dict = field(default_factory=dict)
+
+    def term(self, useful_life_years: float) -> int:
+        if self.term_months is not None:
+            return self.term_months
+        return {"reserved_1y": 12, "reserved_3y": 36}.get(self.pricing) or int(round(useful_life_years * 12))
+
+
 @dataclass(frozen=True)
 class Programme:
     """Workstreams and staff over ``horizon_months``, with budgets per resource and alert lines."""
@@ -205,6 +233,7 @@ class Programme:
     alert_percents: tuple = (30.0, 50.0, 80.0)
     security_usd_per_month: float | None = None  # None: data/programme_defaults.csv
     content_filtering: bool = True
+    fleets: tuple = ()
 
     def __post_init__(self):
         checked = _checked(self)
@@ -225,7 +254,8 @@ class Programme:
                 "security_usd_per_month": self.security_usd_per_month, "content_filtering": self.content_filtering,
                 "staff": [{**_plain(s), "tags": dict(s.tags)} for s in self.staff],
                 "workstreams": [{**_plain(w), "stages": list(w.stages), "changes": dict(w.changes), "tags": dict(w.tags)}
-                                for w in self.workstreams]}
+                                for w in self.workstreams],
+                **({"fleets": [{**_plain(f), "tags": dict(f.tags)} for f in self.fleets]} if self.fleets else {})}
 
     def to_json(self, indent: int | None = 2) -> str:
         # numpy numbers given through the Python API are plain numbers in the file
@@ -257,6 +287,10 @@ class Programme:
             raise ProgrammeError("programme", "staff", staff, "is not a list", "a list of staff objects")
         data["workstreams"] = tuple(_build(Workstream, w, i, "workstream") for i, w in enumerate(workstreams))
         data["staff"] = tuple(_build(Staff, s, i, "staff") for i, s in enumerate(staff))
+        fleets = data.get("fleets", [])
+        if not isinstance(fleets, list):
+            raise ProgrammeError("programme", "fleets", fleets, "is not a list", "a list of fleet objects")
+        data["fleets"] = tuple(_build(Fleet, f, i, "fleet") for i, f in enumerate(fleets))
         if "alert_percents" in data and isinstance(data["alert_percents"], list):
             data["alert_percents"] = tuple(data["alert_percents"])
         return cls(**data)
@@ -283,6 +317,11 @@ def _build(kind, data, index, label):
                                  ", ".join(sorted(known)))
     if "name" not in data:
         raise ProgrammeError(where, "name", None, "is missing", "a name of 1 to 60 characters")
+    if kind is Fleet:
+        for key in ("gpu", "count"):
+            if key not in data:
+                raise ProgrammeError(where, key, None, "is missing", "a GPU of the catalog" if key == "gpu" else
+                                     "a whole number of GPUs")
     if kind is Staff:
         for key in ("fte", "usd_per_month"):
             if key not in data:
@@ -323,19 +362,22 @@ def _checked(p: Programme) -> Programme:
                                  "another name", "另一个名称")
         names.add(w.name)
         checked_ws.append(w)
-    staff = tuple(p.staff) if isinstance(p.staff, (list, tuple)) else p.staff
-    if not isinstance(staff, tuple) or len(staff) > MAX_STAFF:
-        raise ProgrammeError(where, "staff", p.staff, "is not a list of staff", f"0 to {MAX_STAFF} staff entries")
-    checked_staff = []
-    for i, s in enumerate(staff):
-        if not isinstance(s, Staff):
-            raise ProgrammeError(f"staff {i + 1}", "staff", s, "is not a Staff", "workbench.programme.Staff(...)")
-        s = _checked_staff(s, horizon)
-        if s.name in names or s.name == PROGRAMME_LINES:  # costs are attributed by this name beside the workstreams'
-            raise ProgrammeError(f"staff {s.name!r}", "name", s.name, "is the name of a workstream (attribution by "
-                                 "workstream would merge them)", "a name no workstream has", "与任何工作流都不同的名称")
-        names.add(s.name)
-        checked_staff.append(s)
+    workstream_names = set(names)
+
+    def named(item, kind):
+        """Staff and fleets are attributed by name beside the workstreams: a name of their own."""
+        if item.name in names and item.name not in workstream_names:
+            raise ProgrammeError(f"{kind} {item.name!r}", "name", item.name, "is used twice", "a name of its own per entry")
+        if item.name in names or item.name == PROGRAMME_LINES:
+            raise ProgrammeError(f"{kind} {item.name!r}", "name", item.name, "is the name of a workstream (attribution "
+                                 "by workstream would merge them)", "a name no workstream has", "与任何工作流都不同的名称")
+        names.add(item.name)
+        return item
+
+    checked_staff = _entries(where, p.staff, Staff, "staff", MAX_STAFF,
+                             lambda s: named(_checked_staff(s, horizon), "staff"))
+    checked_fleets = _entries(where, p.fleets, Fleet, "fleets", MAX_FLEETS,
+                              lambda f: named(_checked_fleet(f, horizon), "fleet"))
     if not isinstance(p.budgets, dict):
         raise ProgrammeError(where, "budgets", p.budgets, "is not an object", "an object of resource: USD")
     budgets = {}
@@ -356,9 +398,23 @@ def _checked(p: Programme) -> Programme:
     out = object.__new__(Programme)
     for key, value in dict(name=name, horizon_months=horizon, workstreams=tuple(checked_ws), base=dict(p.base),
                            staff=tuple(checked_staff), budgets=budgets, alert_percents=percents,
-                           security_usd_per_month=security, content_filtering=filtering).items():
+                           security_usd_per_month=security, content_filtering=filtering,
+                           fleets=checked_fleets).items():
         object.__setattr__(out, key, value)
     return out
+
+
+def _entries(where, items, kind, label, limit, check) -> tuple:
+    """A list of ``kind`` (staff, fleets), each checked."""
+    items = tuple(items) if isinstance(items, (list, tuple)) else items
+    if not isinstance(items, tuple) or len(items) > limit:
+        raise ProgrammeError(where, label, items, f"is not a list of {label}", f"0 to {limit} entries")
+    singular = "staff" if label == "staff" else label.rstrip("s")
+    for i, item in enumerate(items):
+        if not isinstance(item, kind):
+            raise ProgrammeError(f"{singular} {i + 1}", singular, item, f"is not a {kind.__name__}",
+                                 f"workbench.programme.{kind.__name__}(...)")
+    return tuple(check(item) for item in items)
 
 
 def _optional(where, name, value):
@@ -435,6 +491,22 @@ def _checked_workstream(w: Workstream, horizon: int, base_changes: dict) -> Work
             error.highest = most  # for a message in other units (the app's growth in % a month)
             raise error
     return checked
+
+
+def _checked_fleet(f: Fleet, horizon: int) -> Fleet:
+    where = f"fleet {f.name!r}" if isinstance(f.name, str) else "fleet"
+    name = _text(where, "name", f.name, 60)
+    where = f"fleet {name!r}"
+    gpu = _scenario(where, Scenario(), {"gpu": f.gpu}, "fleet").gpu
+    count = _number(where, "count", f.count, 1, 1_000_000, whole=True)
+    if f.pricing not in FLEET_PRICING:
+        raise ProgrammeError(where, "pricing", f.pricing, "is not a way of committing to GPUs", ", ".join(FLEET_PRICING))
+    start = _number(where, "start_month", f.start_month, 1, horizon, whole=True,
+                    allowed=f"a month from 1 to the horizon ({horizon})")
+    term = None if f.term_months is None else _number(where, "term_months", f.term_months, 1, 180, whole=True,
+                                                      allowed="1 to 180 months, or null for the pricing's term")
+    return Fleet(name=name, gpu=gpu, count=count, pricing=f.pricing, start_month=start, term_months=term,
+                 tags=_tags(where, f.tags))
 
 
 def _checked_staff(s: Staff, horizon: int) -> Staff:
@@ -557,5 +629,16 @@ def of_scenario(scenario: Scenario, name: str = "scenario") -> Programme:
                        redundancy_factor=float(scenario.redundancy_factor)),)
     workstream = Workstream(name=name, serve_months=float(scenario.serving_months), debug_gpus=0.0)
     base = {k: v for k, v in scenario.changes().items() if k != "serving_months"}  # served by the workstream
-    return Programme(name=name, horizon_months=horizon, workstreams=(workstream,), base=base,
+    plan = Programme(name=name, horizon_months=horizon, workstreams=(workstream,), base=base,
                      staff=staff, security_usd_per_month=0.0, content_filtering=False)
+    SINGLE_SCENARIO_PLANS[id(plan)] = plan
+    return plan
+
+
+#: The programmes :func:`of_scenario` made, by ``id``: each should hold its whole estimate, and a review says when
+#: it cannot (:func:`is_single_scenario_plan`).
+SINGLE_SCENARIO_PLANS: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+
+
+def is_single_scenario_plan(plan: Programme) -> bool:
+    return SINGLE_SCENARIO_PLANS.get(id(plan)) is plan

@@ -247,6 +247,13 @@ def compare(bill: Actuals, plan, start: str | None = None, budget_usd: float | N
         flags.append({"kind": "no_billed_budget", "message": "the programme's budgets ("
                       + ", ".join(plan.programme.budgets) + ") include what a bill does not show (staff, annotation): "
                       "give a budget for the bill (--budget) to see its alert lines"})
+    # a single scenario's plan that cannot hold its whole estimate (serving past the longest horizon) says so
+    from .programme import is_single_scenario_plan
+    for key, values in plan.warning_items if is_single_scenario_plan(plan.programme) else ():
+        if key in ("tw_served_after", "tw_cycles_late"):
+            flags.append({"kind": "plan_not_whole", "warning": [key, values],
+                          "message": "the plan does not hold all of its work: " + plan.warnings[
+                              [k for k, _ in plan.warning_items].index(key)]})
     tags = {}
     for key in bill.attribution_keys:
         if key in plan.tag_keys:
@@ -439,4 +446,8 @@ def flag_text(flag: dict, lang: str = "en", currency: str = "USD", rate: float =
         return t("flag_months_missing", lang).format(count=len(flag["months"]), months=", ".join(flag["months"][:6]))
     if kind == "no_billed_budget":
         return t("flag_no_billed_budget", lang)
+    if kind == "plan_not_whole":
+        from .timeline import warning_text
+        key, values = flag["warning"]
+        return t("flag_plan_not_whole", lang).format(warning=warning_text(key, values, lang, currency, rate))
     return flag["message"]

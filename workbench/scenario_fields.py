@@ -154,7 +154,7 @@ POSITIVE_FIELDS = frozenset((
 FIELD_NAMES = (
     "name", "params", "active_params", "tokens", "seq_len", "d_model", "n_layers", "n_kv_heads", "gpu", "precision", "n_gpus",
     "target_days", "gpus_per_node", "mfu", "pricing", "experiment_pricing", "post_training_pricing", "serving_pricing",
-    "serving_peak_pricing", "provider", "price_per_gpu_hour", "recompute",
+    "serving_peak_pricing", "commitment_other_use_share", "provider", "price_per_gpu_hour", "recompute",
     "zero_stage", "tensor_parallel", "pipeline_parallel", "gradient_precision", "attention_kernel", "micro_batch_size", "usable_memory_fraction", "scaling_law",
     "host_overhead_fraction", "sft_examples", "sft_tokens_per_example", "sft_epochs", "sft_trainable_fraction",
     "preference_pairs", "preference_tokens_per_pair", "reward_model_params", "reward_model_epochs",

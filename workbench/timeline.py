@@ -11,7 +11,9 @@ every (version, month) of serving), then spreads each line over time by its prof
   (dataset copies, kept checkpoints in object storage), so that storage of overlapping cycles piles up;
 - ``archive``: over ``archive_months`` after retention;
 - ``programme_staff``: dropped, because the programme pays its staff every month (:class:`~workbench.programme.Staff`);
-- ``serving``: each live version's serving lines, priced for that month's traffic.
+- ``serving``: each live version's serving lines, priced for that month's traffic;
+- ``fleet``: dropped from each run: what a reservation or owned cluster costs idle is the programme's, month by
+  month, not bought again by every cycle.
 
 A cycle's stages run one after the other; the whole cycle starts at its start month. Costs that fall after
 the horizon (retention and archive tails) are left out of the monthly totals and reported as
@@ -25,6 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from . import fleets
 from .i18n import t
 from .programme import RESOURCE_CATEGORIES, TRAINING_STAGES, Programme, ProgrammeError
 from .placement import (DAYS_PER_MONTH, FRAME_COLUMNS, GPU_HOUR_CLASSES, PROFILES, UNTAGGED,  # noqa: F401
@@ -41,6 +44,8 @@ class Timeline:
     tag_keys: tuple
     beyond_horizon_usd: float
     months_tokens: pd.DataFrame  # month, trained_tokens, served_tokens
+    fleet_months: pd.DataFrame = field(default_factory=pd.DataFrame)  # fleet, month, capacity/used GPU-h, idle USD
+    fleets: list = field(default_factory=list)  # one summary per fleet (workbench.fleets.apply)
     warnings: list = field(default_factory=list)  # in English, amounts in USD
     warning_items: list = field(default_factory=list)  # (key, values): see warning_text
 
@@ -121,8 +126,18 @@ class Timeline:
                 "fixed_share": np.where(total > 0, per(lines["cost_type"] == "fixed") / total, np.nan),
                 "trained_tokens": tokens["trained_tokens"], "served_tokens": tokens["served_tokens"],
                 "gpu_hours": training_gpu + gpu("serving"),
+                "fleet_utilisation": self._fleet_utilisation(months),
             }, index=months)
         return out
+
+    def _fleet_utilisation(self, months) -> np.ndarray:
+        """The share of the fleets' GPU-hours the work used, per month (NaN without a fleet that month)."""
+        if not len(self.fleet_months):
+            return np.full(len(months), np.nan)
+        table = self.fleet_months.groupby("month")[["capacity_gpu_hours", "used_gpu_hours"]].sum().reindex(months)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(table["capacity_gpu_hours"] > 0, table["used_gpu_hours"] / table["capacity_gpu_hours"],
+                            np.nan)
 
     def to_dict(self) -> dict:
         """Plain-Python form (``workbench plan --json``): valid JSON, ``None`` for a figure that does not exist."""
@@ -138,6 +153,8 @@ class Timeline:
             "by_category": {k: float(v) for k, v in self.lines.groupby("category")["cost_usd"].sum().items()},
             "by_cost_type": {k: float(v) for k, v in self.lines.groupby("cost_type")["cost_usd"].sum().items()},
             "monthly": _records(monthly), "by_tag": by_tag, "alerts": _records(alerts), "kpis": _records(kpis),
+            "fleets": [{k: (float(v) if isinstance(v, (np.floating,)) else v) for k, v in f.items()}
+                       for f in self.fleets],
             "warnings": list(self.warnings),
         }
 
@@ -184,13 +201,16 @@ def evaluate(programme: Programme) -> Timeline:
     if frame is None:
         frame = pd.DataFrame(columns=[*FRAME_COLUMNS, "tags"])
     beyond = sum(float(b.attrs.get("beyond", 0.0)) for b in blocks)
+    frame, fleet_beyond, fleet_months, fleet_summaries, fleet_warnings = fleets.apply(programme, runs, figures, frame,
+                                                                                      horizon)
+    beyond += fleet_beyond
     tags = frame.pop("tags")
     for key in tag_keys:
         frame[key] = [t.get(key, UNTAGGED) for t in tags]
     trained = trained_tokens(workstreams, runs, offsets, horizon)
     months_tokens = pd.DataFrame({"month": np.arange(1, horizon + 1), "trained_tokens": trained, "served_tokens": served})
-    timeline = Timeline(programme, frame, tag_keys, beyond, months_tokens)
-    timeline.warning_items = _warnings(timeline, ends)
+    timeline = Timeline(programme, frame, tag_keys, beyond, months_tokens, fleet_months, fleet_summaries)
+    timeline.warning_items = _warnings(timeline, ends) + fleet_warnings
     timeline.warnings = [warning_text(key, params) for key, params in timeline.warning_items]
     return timeline
 
@@ -229,7 +249,9 @@ def _warnings(timeline: Timeline, ends: np.ndarray) -> list[tuple[str, dict]]:
                 out.append(("tw_served_after", {"name": w.name, "month": math.ceil(served_until - 1e-9),
                                                 "horizon": horizon}))
             elif served_until < horizon - 1e-9 and late == 0:
-                out.append(("tw_retired", {"name": w.name, "month": math.floor(served_until) + 1, "horizon": horizon}))
+                month = math.floor(served_until) + 1
+                out.append(("tw_retired", {"name": w.name, "month": month, "horizon": horizon,
+                                           "day": int((served_until - (month - 1)) * DAYS_PER_MONTH) + 1}))
     if timeline.beyond_horizon_usd > 0.005 * max(timeline.total_cost_usd, 1.0):
         out.append(("tw_beyond", {"amount_usd": timeline.beyond_horizon_usd, "horizon": horizon}))
     return out

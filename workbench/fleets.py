@@ -1,0 +1,210 @@
+"""A programme's fleets: GPUs committed for a term (reserved for 1 or 3 years, or owned), paid every month of
+the term whether busy or idle.
+
+Each month, the training GPU-hours of the workstreams whose GPU matches a fleet (what they buy their main way:
+pre-training, and post-training and experiments when bought the same way) run on the fleet first, in the order the
+fleets are listed; those hours are priced at the fleet's price, and what does not fit stays as each workstream buys
+it (a warning names the month). The hours of the term left unused are a line of their own, *idle committed
+capacity*, and the commitment's months after the horizon are in the amount beyond it.
+
+A programme that lists no fleet and whose workstreams buy their cluster reserved or self-hosted gets one fleet per
+(GPU, way of buying): as many GPUs as its workstreams hold at once, from the first month they use it, for as many
+whole terms as cover their last month of use (a reservation is not bought again by every cycle). The base's
+``commitment_other_use_share`` is the share of idle hours other work absorbs.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from .estimate import estimate
+from .programme import FLEET_PRICING, Fleet, ProgrammeError
+from .scenario import ScenarioError
+
+HOURS_PER_MONTH = 8766.0 / 12
+#: GPU-hour classes a fleet carries: its workstreams' training time and debug environments (not serving).
+FLEET_CLASSES = ("productive", "lost", "experiments", "debug")
+POST_TRAINING = ("sft", "preference", "evaluation")
+
+
+def _eligible(frame: pd.DataFrame, runs, index_of: dict) -> tuple[np.ndarray, np.ndarray]:
+    """(training, serving) rows a fleet can carry. Training: GPU time and debug environments bought the workstream's
+    main way (its ``pricing``: post-training and experiments bought another way, spot experiments say, stay as they
+    are bought). Serving: the always-on base replicas (and an owned fleet's autoscaled ones, sized for the peak)."""
+    known = frame["workstream"].isin(list(index_of)).to_numpy()  # not staff, fleets or the programme's own lines
+    i = frame["workstream"].map(index_of).fillna(0).to_numpy(dtype=int)
+    post_same = np.array([r.post_training_pricing in ("same", r.pricing) for r in runs])
+    experiments_same = np.array([r.experiment_pricing in ("same", r.pricing) for r in runs])
+    owned = np.array([r.pricing == "self_hosted" for r in runs])
+    stage, klass = frame["stage"].to_numpy(), frame["gpu_hour_class"].to_numpy()
+    some = known & (frame["gpu_hours"].to_numpy() > 0)
+    training = some & np.isin(klass, FLEET_CLASSES) & np.isin(stage, ("pretrain", *POST_TRAINING, "development"))
+    training &= np.where(klass == "experiments", experiments_same[i], True)
+    training &= np.where(np.isin(stage, POST_TRAINING) & (klass != "experiments"), post_same[i], True)
+    item = frame["item"].to_numpy()
+    serving = some & (klass == "serving") & ((item == "serving replicas (base)") | owned[i])
+    return training, serving
+
+
+def serving_mode(run) -> str:
+    return run.pricing if run.serving_pricing == "same" else run.serving_pricing
+
+
+def implicit_fleets(programme, runs, figures, frame, horizon) -> list[tuple[Fleet, list[int], str]]:
+    """When the programme lists no fleet: one per (GPU, committed way of buying, training or serving) of the
+    workstreams, holding as many GPUs as they hold at once, from their first month of use, for as many whole
+    terms as cover their last."""
+    life = programme.base_scenario.useful_life_years
+    names = {w.name for w in programme.workstreams}
+    index_of = {w.name: i for i, w in enumerate(programme.workstreams)}
+    training, serving = _eligible(frame, runs, index_of) if len(frame) else (np.zeros(0, bool),) * 2
+    groups: dict[tuple[str, str, str], list[int]] = {}
+    for i, run in enumerate(runs):
+        if run.pricing in FLEET_PRICING:
+            groups.setdefault((run.gpu, run.pricing, "training"), []).append(i)
+        if serving_mode(run) in FLEET_PRICING:
+            groups.setdefault((run.gpu, serving_mode(run), "serving"), []).append(i)
+    out = []
+    for (gpu, mode, purpose), members in groups.items():
+        mask = (training if purpose == "training" else serving) & frame["workstream"].isin(
+            [programme.workstreams[i].name for i in members]).to_numpy()
+        mine = frame[mask]
+        if not len(mine):
+            continue
+        if purpose == "training":  # the clusters held at once, in any month (debug environments aside)
+            held = mine[mine["gpu_hour_class"] != "debug"].groupby(["month", "workstream"]).size().reset_index()
+            held["gpus"] = held["workstream"].map(lambda name: figures["n_gpus"][index_of[name]])
+            count = held.groupby("month")["gpus"].sum().max() if len(held) else 1
+        else:  # the base replicas' GPUs, on average over the busiest month
+            count = mine.groupby("month")["gpu_hours"].sum().max() / HOURS_PER_MONTH
+        start, last = int(mine["month"].min()), int(mine["month"].max())
+        term = Fleet("x", gpu, 1, mode).term(life)
+        name = f"{gpu} {'serving' if purpose == 'serving' else 'cluster'}, {mode.replace('_', ' ')}"
+        while name in names:
+            name += " (fleet)"
+        out.append((Fleet(name=name, gpu=gpu, count=max(1, int(math.ceil(count - 1e-6))), pricing=mode,
+                          start_month=start, term_months=term * math.ceil((last - start + 1) / term)), members, purpose))
+    return out
+
+
+def fleet_price(programme, fleet: Fleet, runs, figures, members) -> float:
+    """The fleet's price per GPU-hour [USD/GPU-h]: its workstreams' own where they buy it the same way, otherwise
+    the base scenario's GPU bought the fleet's way (data/prices.csv, or the amortised purchase)."""
+    for i in members:
+        if runs[i].pricing == fleet.pricing and runs[i].gpu == fleet.gpu:
+            return float(figures["price_per_gpu_hour"][i])
+    same = {name: "same" for name in ("experiment_pricing", "post_training_pricing", "serving_pricing",
+                                      "serving_peak_pricing")}
+    try:
+        return float(np.ravel(estimate(programme.base_scenario.replace(
+            gpu=fleet.gpu, pricing=fleet.pricing, **same)).details["price_per_gpu_hour"])[0])
+    except ScenarioError as error:
+        raise ProgrammeError(f"fleet {fleet.name!r}", error.field, error.value, error.problem, error.allowed) from None
+
+
+def capacity_gpu_hours(fleet: Fleet, term: int, months: np.ndarray) -> np.ndarray:
+    """GPU-hours the fleet can deliver in each month (1-based) [GPU-h]."""
+    a, b = fleet.start_month - 1, fleet.start_month - 1 + term
+    overlap = np.clip(np.minimum(months, b) - np.maximum(months - 1, a), 0, 1)
+    return fleet.count * HOURS_PER_MONTH * overlap
+
+
+def apply(programme, runs, figures, frame: pd.DataFrame, horizon: int):
+    """The frame with the fleets' hours priced at their price and their idle hours as lines, the commitment's cost
+    after the horizon [USD], a table of fleet months, a summary per fleet, and warnings (key, values)."""
+    life = programme.base_scenario.useful_life_years
+    share = float(programme.base_scenario.commitment_other_use_share)
+    index_of = {w.name: i for i, w in enumerate(programme.workstreams)}
+    if programme.fleets:  # the GPUs of every workstream whose GPU matches, in the order the fleets are listed
+        fleets = [(f, [i for i, r in enumerate(runs) if r.gpu == f.gpu], "all") for f in programme.fleets]
+        implicit = False
+    else:
+        fleets = implicit_fleets(programme, runs, figures, frame, horizon)
+        implicit = True
+    if not fleets or not len(frame):
+        return frame, 0.0, pd.DataFrame(), [], []
+    months = np.arange(1, horizon + 1)
+    frame = frame.copy()
+    training, serving = _eligible(frame, runs, index_of)
+    eligible = {"training": training, "serving": serving, "all": training | serving}
+    cost = frame["cost_usd"].to_numpy(dtype=float).copy()
+    month_of = frame["month"].to_numpy()
+    rows, fleet_months, summaries, warnings, beyond = [], [], [], [], 0.0
+    for key in dict.fromkeys((f.gpu, purpose, f.pricing if implicit else "") for f, _, purpose in fleets):
+        mine = [(f, m) for f, m, purpose in fleets if (f.gpu, purpose, f.pricing if implicit else "") == key]
+        gpu, purpose = key[0], key[1]
+        members = sorted({i for _, m in mine for i in m})
+        names = [programme.workstreams[i].name for i in members]
+        on = eligible[purpose] & frame["workstream"].isin(names).to_numpy()
+        demand = np.bincount(month_of[on] - 1, weights=frame["gpu_hours"].to_numpy()[on], minlength=horizon)[:horizon]
+        remaining = demand.copy()
+        covered_usd, covered_hours = np.zeros(horizon), np.zeros(horizon)
+        capacity_all = np.zeros(horizon)
+        for fleet, fleet_members in mine:
+            term = fleet.term(life)
+            price = fleet_price(programme, fleet, runs, figures, fleet_members)
+            capacity = capacity_gpu_hours(fleet, term, months)
+            capacity_all += capacity
+            covered = np.minimum(capacity, remaining)
+            remaining -= covered
+            covered_hours += covered
+            covered_usd += covered * price
+            idle = (capacity - covered) * (1.0 - share)
+            after = fleet.count * HOURS_PER_MONTH * max(0.0, fleet.start_month - 1 + term - horizon)
+            beyond += after * price * (1.0 - share)
+            for m in np.nonzero(capacity > 0)[0]:
+                if idle[m] > 0:
+                    rows.append({"month": m + 1, "workstream": fleet.name, "cycle": 0, "stage": "fleet",
+                                 "category": "compute", "item": "idle committed capacity", "cost_type": "fixed",
+                                 "cost_usd": idle[m] * price, "gpu_hours": idle[m], "gpu_hour_class": "idle",
+                                 "tags": dict(fleet.tags)})
+                fleet_months.append({"fleet": fleet.name, "month": m + 1, "capacity_gpu_hours": capacity[m],
+                                     "used_gpu_hours": covered[m], "idle_usd": idle[m] * price})
+            in_horizon = float(capacity.sum())
+            summaries.append({
+                "name": fleet.name, "gpu": fleet.gpu, "count": fleet.count, "pricing": fleet.pricing,
+                "start_month": fleet.start_month, "term_months": term, "implicit": implicit, "carries": purpose,
+                "price_usd_per_gpu_hour": price,
+                "committed_usd": fleet.count * HOURS_PER_MONTH * term * price,
+                "in_horizon_usd": float((covered + idle).sum()) * price,
+                "after_horizon_usd": after * price * (1.0 - share),
+                "idle_usd": float(idle.sum()) * price,
+                "utilisation": float(covered.sum() / in_horizon) if in_horizon > 0 else None,
+                # owned: the cash paid in the month of purchase (accounting: straight-line over the life, above)
+                "purchase_usd": fleet.count * price * life * 8766.0 if fleet.pricing == "self_hosted" else None})
+            low = float(covered.sum() / in_horizon) if in_horizon > 0 else 1.0
+            if low < 0.5:
+                warnings.append(("tw_fleet_idle", {"name": fleet.name, "share": 1 - low,
+                                                   "amount_usd": float(idle.sum()) * price}))
+        # the fleets' hours at their price; the rest as the workstreams buy it
+        with np.errstate(invalid="ignore", divide="ignore"):
+            fraction = np.where(demand > 0, covered_hours / np.where(demand > 0, demand, 1.0), 0.0)
+            price_bar = np.where(covered_hours > 0, covered_usd / np.where(covered_hours > 0, covered_hours, 1.0), 0.0)
+        f, p = fraction[month_of[on] - 1], price_bar[month_of[on] - 1]  # noqa: E741
+        new = (1 - f) * cost[on] + f * p * frame["gpu_hours"].to_numpy()[on]
+        delta = new - cost[on]
+        cost[on] = new
+        _follow_redundancy(frame, cost, on, delta, runs, index_of)
+        over = (remaining > 1e-6) & (capacity_all > 0)
+        if over.any():
+            warnings.append(("tw_fleet_overflow", {"gpu": gpu, "month": int(np.argmax(over)) + 1,
+                                                   "gpu_hours": float(remaining[over].sum())}))
+    frame["cost_usd"] = cost
+    if rows:
+        frame = pd.concat([frame, pd.DataFrame(rows)], ignore_index=True)
+    return frame, beyond, pd.DataFrame(fleet_months), summaries, warnings
+
+
+def _follow_redundancy(frame, cost, on, delta, runs, index_of) -> None:
+    """A stage's redundancy is a factor on its lines: it follows them to the fleet's price."""
+    if not np.any(delta):
+        return
+    keys = ["month", "workstream", "cycle", "stage"]
+    moved = frame.loc[on, keys].assign(delta=delta).groupby(keys)["delta"].sum()
+    redundancy = frame[frame["category"] == "redundancy"]
+    for index, key in zip(redundancy.index, zip(*(redundancy[k] for k in keys))):
+        if key in moved.index:
+            factor = float(runs[index_of[key[1]]].redundancy_factor) - 1.0
+            cost[frame.index.get_loc(index)] += moved[key] * factor
