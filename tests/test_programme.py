@@ -53,14 +53,19 @@ def test_cycles_repeat_the_run_and_reannotation_scales_annotation_and_its_redund
     annotation = est.lines.loc[est.lines["category"] == "annotation", "cost_usd"].sum()
     assert share.lines.loc[share.lines["category"] == "annotation", "cost_usd"].sum() == pytest.approx(
         annotation * (1 + 4 * 0.25), rel=1e-9)
-    # redundancy is (factor - 1) x the stage's other lines, in every cycle
+    # redundancy is (factor - 1) x the stage's other lines, each by its category's weight (the labels bought, not
+    # their rework and QA review), in every cycle: it shrinks with the annotation bought again
     r = s.redundancy_factor - 1
+    lines = est.lines[~est.lines["item"].str.contains("rework|QA review")]
+    weight = lines["category"].map(workbench.contingency.weights()).fillna(0.0) * (lines["category"] != "redundancy")
+    weighted = (lines["cost_usd"] * weight).groupby([lines["stage"], lines["category"]]).sum()
     for stage in ("sft", "preference"):
-        others = by_stage[stage].drop("redundancy")
+        others = weighted[stage]
         ann = others.get("annotation", 0.0)
         expected = r * (others.sum() + 4 * (others.sum() - ann + 0.25 * ann))
         got = share.lines[(share.lines["stage"] == stage) & (share.lines["category"] == "redundancy")]["cost_usd"].sum()
         assert got == pytest.approx(expected, rel=1e-9)
+    assert by_stage["sft"]["redundancy"] > 0
 
 
 def test_staff_are_paid_every_month_they_are_on():

@@ -19,6 +19,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from . import contingency
 from .estimate import estimate
 from .programme import FLEET_PRICING, Fleet, ProgrammeError
 from .scenario import ScenarioError
@@ -198,11 +199,14 @@ def apply(programme, runs, figures, frame: pd.DataFrame, horizon: int):
 
 
 def _follow_redundancy(frame, cost, on, delta, runs, index_of) -> None:
-    """A stage's redundancy is a factor on its lines: it follows them to the fleet's price."""
+    """A stage's redundancy is a factor on its lines (each by its category's weight): it follows them to the
+    fleet's price, on the redundancy line of their cost type."""
     if not np.any(delta):
         return
-    keys = ["month", "workstream", "cycle", "stage"]
-    moved = frame.loc[on, keys].assign(delta=delta).groupby(keys)["delta"].sum()
+    keys = ["month", "workstream", "cycle", "stage", "cost_type"]
+    rows = frame.loc[on, keys]
+    weight = contingency.line_weight(frame.loc[on, "category"].to_numpy(), frame.loc[on, "item"].to_numpy())
+    moved = rows.assign(delta=delta * weight).groupby(keys)["delta"].sum()
     redundancy = frame[frame["category"] == "redundancy"]
     for index, key in zip(redundancy.index, zip(*(redundancy[k] for k in keys))):
         if key in moved.index:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from . import annotation, operations, serving, storage
+from . import annotation, contingency, operations, serving, storage
 from .figures import PRICE_GROUP
 
 LINE_COLUMNS = ("scenario", "stage", "category", "item", "quantity", "unit", "unit_cost_usd", "cost_usd",
@@ -273,13 +273,23 @@ def serving_lines(x, f) -> list[Line]:
 
 
 def redundancy_lines(x, lines: list[Line]) -> list[Line]:
-    """A visible contingency on each stage: (redundancy_factor - 1) x the stage's other lines, but the idle hours
-    of a commitment, which are known to the dollar."""
-    return [Line(stage, "redundancy", "engineering redundancy",
-                 sum(line.cost_usd for line in lines if line.stage == stage and not line.item.startswith("idle committed")),
-                 "USD", x["redundancy_factor"] - 1.0, "fixed",
-                 "(redundancy_factor - 1) x the stage's other lines (not a commitment's idle hours)",
-                 "planning guides: redundancy factor typically 1.2-1.5") for stage in STAGES]
+    """The contingency on each stage where the model is blind (:mod:`workbench.contingency`): (redundancy_factor - 1)
+    x the category's weight x each line, none on a line that prices its own risk or is known to the dollar; one line
+    on the stage's fixed costs and one on its elastic costs, its type following theirs."""
+    out = []
+    for stage in STAGES:
+        mine = [line for line in lines if line.stage == stage]
+        weights = contingency.line_weight([line.category for line in mine], [line.item for line in mine])
+        for cost_type, item in (("fixed", "engineering redundancy"), ("elastic", "engineering redundancy (elastic)")):
+            covered = sum(line.cost_usd * w * (np.asarray(line.cost_type) == cost_type)
+                          for line, w in zip(mine, weights) if w > 0)
+            out.append(Line(stage, "redundancy", item, covered if not isinstance(covered, int) else np.zeros(()),
+                            "USD", x["redundancy_factor"] - 1.0, cost_type,
+                            f"(redundancy_factor - 1) x the stage's {cost_type} lines, each x its category's weight "
+                            "(data/contingency.csv); none on failures, experiments, label rework and QA, idle "
+                            "commitments",
+                            "planning guides: redundancy factor typically 1.2-1.5; weights: data/contingency.csv"))
+    return out
 
 
 def annotation_lines(stage, what, count, unit_price, x, source) -> list[Line]:

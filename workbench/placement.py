@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from . import data, hidden
+from . import contingency, data, hidden
 from .estimate import estimate
 from .programme import FRAME_COLUMNS, PROGRAMME_LINES, ProgrammeError, Workstream
 from .scenario import Scenario, ScenarioError, fields
@@ -155,15 +155,18 @@ def training_block(programme, workstreams, runs, lines, offsets, ends, horizon) 
 
 
 def _redundancy_follows(lines: pd.DataFrame, share: np.ndarray) -> np.ndarray:
-    """A stage's redundancy line is a factor on its other lines: when a cycle buys only a share of its
-    annotation again, the redundancy shrinks with the lines it is a factor on."""
+    """A stage's redundancy lines are factors on its other lines (of their cost type, each by its category's
+    weight): when a cycle buys only a share of its annotation again, the redundancy shrinks with them."""
     category, stage, cost = lines["category"].to_numpy(), lines["stage"].to_numpy(), lines["cost_usd"].to_numpy()
+    cost_type = lines["cost_type"].to_numpy()
+    weighted = cost * contingency.line_weight(category, lines["item"].to_numpy())
     share = share.astype(float).copy()
-    for st in np.unique(stage[category == "redundancy"]):
-        others = (stage == st) & (category != "redundancy")
-        full = cost[others].sum()
+    redundancy = category == "redundancy"
+    for k in np.nonzero(redundancy)[0]:
+        others = (stage == stage[k]) & ~redundancy & (cost_type == cost_type[k])
+        full = weighted[others].sum()
         if full > 0:
-            share[(stage == st) & (category == "redundancy")] = (cost[others] * share[others]).sum() / full
+            share[k] = (weighted[others] * share[others]).sum() / full
     return share
 
 

@@ -611,6 +611,7 @@ def of_scenario(scenario: Scenario, name: str = "scenario") -> Programme:
     (storage tails) is the estimate's total. A programme's own additions are left out: no debug environments,
     security line or content filtering (a scenario prices none); the data cleaning of the corpus stays, as it does
     for any pre-training workstream."""
+    from .contingency import weights
     from .estimate import estimate
     if not isinstance(scenario, Scenario) or scenario.batch_size is not None:
         raise ProgrammeError("programme", "scenario", scenario, "is not a single Scenario", "workbench.Scenario(...)")
@@ -626,7 +627,7 @@ def of_scenario(scenario: Scenario, name: str = "scenario") -> Programme:
         months = int(min(horizon, max(1, math.ceil(staff_months))))
         staff = (Staff(name="team", fte=float(scenario.staff_fte) * float(staff_months) / months,
                        usd_per_month=float(scenario.staff_usd_per_month), end_month=months,
-                       redundancy_factor=float(scenario.redundancy_factor)),)
+                       redundancy_factor=1.0 + (float(scenario.redundancy_factor) - 1.0) * weights()["staff"]),)
     workstream = Workstream(name=name, serve_months=float(scenario.serving_months), debug_gpus=0.0)
     base = {k: v for k, v in scenario.changes().items() if k != "serving_months"}  # served by the workstream
     plan = Programme(name=name, horizon_months=horizon, workstreams=(workstream,), base=base,

@@ -2,8 +2,8 @@
 (with the file, row and column of the first problem) rather than half-way through a command or a page."""
 from __future__ import annotations
 
-from . import (actuals, boundaries, catalog, data, failures, hidden, mfu, ownership, presets, prices, programme_presets,
-               scaling, scenario, timeline, uncertainty)
+from . import (actuals, boundaries, catalog, contingency, data, failures, hidden, mfu, ownership, presets, prices,
+               programme_presets, scaling, scenario, timeline, uncertainty)
 from .levers import lever_table  # the module's name is the function's: workbench.levers is levers()
 
 
@@ -29,3 +29,4 @@ def check_all() -> None:
     failures.precision_risks()
     boundaries.table()
     lever_table()
+    contingency.weights()
