@@ -199,8 +199,20 @@ def test_hidden_costs_by_hand():
     assert tl.monthly("item")["security and compliance (identity, audit logs, masking)"].tolist() == [d["security_usd_per_month"]] * 12
     tokens = s.input_tokens_per_request + s.output_tokens_per_request
     records = np.ceil(tokens * 4 / 1000)
-    full_month = tl.lines[(tl.lines["item"] == "content filtering of prompts and responses") & (tl.lines["month"] == 2)]
+    api = timeline.evaluate(plan(w, horizon=12, content_filtering="api"))
+    full_month = api.lines[(api.lines["item"] == "content filtering of prompts and responses") & (api.lines["month"] == 2)]
     assert full_month["cost_usd"].sum() == pytest.approx(50000 * MONTH_DAYS * records * 0.38 / 1000)
+    assert timeline.evaluate(plan(w, horizon=12, content_filtering=True)).total_cost_usd == api.total_cost_usd
+    # the default: a guard model (Llama Guard 3 8B) on the workstream's GPU, a month of serving for its traffic
+    guard = tl.lines[(tl.lines["item"] == "content safety: guard model on own GPUs") & (tl.lines["month"] == 2)]
+    alone = workbench.estimate(s.replace(params=8e9, serving_months=1, output_tokens_per_request=8,
+                                         input_tokens_per_request=2 * s.input_tokens_per_request
+                                         + s.output_tokens_per_request))
+    replicas = alone.lines[alone.lines["item"].str.startswith("serving replicas")]["cost_usd"].sum()
+    assert guard["cost_usd"].sum() == pytest.approx(replicas, rel=1e-9) and replicas > 0
+    # at 50,000 requests a day a guard's own replicas cost more than the API's records; at the 70B preset's traffic
+    # the guard is about an eighth of the API (README)
+    assert guard["cost_usd"].sum() > full_month["cost_usd"].sum()
     never = timeline.evaluate(plan(replace(w, debug_never_released=True), horizon=12))
     assert never.lines[never.lines["category"] == "debug"]["cost_usd"].iloc[0] == pytest.approx(8 * 365.25 * 24 / 12 * price)
     off = timeline.evaluate(plan(replace(w, debug_gpus=0), horizon=12, security_usd_per_month=0, content_filtering=False))
@@ -397,3 +409,27 @@ def test_each_release_leaves_a_fine_tuned_checkpoint_that_piles_up():
     per_release_month = 2 * 27.048 / 12
     assert kept[12] == pytest.approx(10 * per_release_month + kept[2], rel=1e-6)  # 10 whole months more than month 2
     assert np.all(np.diff(kept.to_numpy()) > 0)
+
+
+def test_content_safety_as_teams_buy_it_and_the_served_token_cost_in_parts():
+    """Issue 28: on the 70B preset a self-hosted guard costs less than the serving GPUs (the API's list price cost
+    more than them), and the served-token KPI's parts add up to it."""
+    from workbench import programme_presets
+    p = programme_presets.preset("base-70b")
+    assert p.content_filtering == "self_hosted"
+    by_mode = {}
+    for mode in ("self_hosted", "api", "none"):
+        lines = timeline.evaluate(p.replace(content_filtering=mode)).lines
+        serving = lines[lines["stage"] == "inference"]
+        by_mode[mode] = (serving.loc[serving["category"] == "security", "cost_usd"].sum(),
+                         serving.loc[serving["item"].str.startswith("serving replicas"), "cost_usd"].sum())
+    assert by_mode["self_hosted"][0] < by_mode["self_hosted"][1] < by_mode["api"][0]
+    assert by_mode["none"][0] == 0 and by_mode["none"][1] == by_mode["api"][1]
+    kpis = timeline.evaluate(p).kpis()
+    parts = [c for c in kpis.columns if c.startswith("usd_per_million_served_tokens_")]
+    assert len(parts) == 5
+    served = kpis["usd_per_million_served_tokens"].notna()
+    assert served.sum() >= 20
+    assert np.allclose(kpis.loc[served, parts].sum(axis=1), kpis.loc[served, "usd_per_million_served_tokens"])
+    with pytest.raises(ProgrammeError, match="content_filtering='cheap': is not a way of checking content"):
+        p.replace(content_filtering="cheap")

@@ -68,3 +68,9 @@ def content_filter_usd(requests, tokens_per_request, usd_per_1000_records, chars
 def cross_region_read_usd(read_bytes, usd_per_gb):
     """Reading a corpus from another region once [USD] (inter-region transfer is billed per GB)."""
     return np.asarray(read_bytes, float) / 1e9 * np.asarray(usd_per_gb, float)
+
+
+def guard_input_tokens(prompt_tokens, response_tokens):
+    """Tokens a guard model reads per request [token]: the prompt, checked alone, and the conversation with the
+    response (Llama Guard classifies a prompt, and a response in its conversation)."""
+    return 2.0 * np.asarray(prompt_tokens, float) + np.asarray(response_tokens, float)

@@ -215,7 +215,7 @@ def serving_block(programme, workstreams, runs, ends, horizon, owners):
     (1 - legacy share) of the traffic, older live ones share the rest, and every live version pays its minimum
     replicas for the time it is live. A version is priced as a month of serving at the traffic it carries while
     live, times the share of the month it is live."""
-    pairs, requests_of, served = [], {}, np.zeros(horizon)
+    pairs, requests_of, served, guard_months = [], {}, np.zeros(horizon), []
     for i, w in enumerate(workstreams):
         if not w.serve_months:
             continue
@@ -225,7 +225,7 @@ def serving_block(programme, workstreams, runs, ends, horizon, owners):
         d = hidden.defaults()
         filter_usd = float(hidden.content_filter_usd(1.0, tokens_per_request, d["content_filter_usd_per_1000_records"],
                                                      d["chars_per_record"], d["chars_per_token"])) \
-            if programme.content_filtering else 0.0
+            if programme.content_filtering == "api" else 0.0
         for month in range(1, horizon + 1):
             lo, hi = month - 1.0, float(month)
             live_time, carried = live_shares(releases, w.serve_months, w.legacy_traffic_share, lo, hi)
@@ -233,6 +233,7 @@ def serving_block(programme, workstreams, runs, ends, horizon, owners):
             if not len(live):
                 continue
             traffic = runs[i].requests_per_day * (1 + w.traffic_growth_per_month) ** max(0.0, lo - np.floor(first))
+            guard_months.append((i, month, traffic, float(carried.sum())))
             for k in live:
                 requests = traffic * carried[k] / live_time[k]  # its traffic while live [requests/day]
                 pairs.append((i, k, month, float(live_time[k]),
@@ -284,8 +285,49 @@ def serving_block(programme, workstreams, runs, ends, horizon, owners):
                               "item": "content filtering of prompts and responses", "cost_type": "elastic",
                               "cost_usd": [p[4] for p in pairs], "gpu_hours": 0.0, "gpu_hour_class": "none",
                               "tags": [workstreams[i].tags_for(k + 1) for i, k in pair[:, :2]]})
-    out = pd.concat([out, filtering], ignore_index=True)
+    out = pd.concat([out, filtering, *([guard_block(workstreams, runs, guard_months, owners)]
+                                       if programme.content_filtering == "self_hosted" else [])], ignore_index=True)
     return out[out["cost_usd"] != 0].reset_index(drop=True), served
+
+
+def guard_block(workstreams, runs, guard_months, owners) -> pd.DataFrame:
+    """Content safety on the programme's own GPUs: a guard model (``guard_params``, Llama Guard 3 8B by default)
+    served beside each workstream's versions, on the same GPU bought the same way, sized by the serving roofline for
+    the month's whole traffic (it reads each prompt, and each response in its conversation, and answers in a few
+    tokens), for the share of the month any version is live."""
+    d = hidden.defaults()
+    frames = []
+    for i in sorted({g[0] for g in guard_months}):
+        mine = [g for g in guard_months if g[0] == i]
+        run = runs[i]
+        requests = np.array([g[2] for g in mine])
+        guard = dict(params=d["guard_params"], active_params=None, d_model=None, n_layers=None, n_kv_heads=None,
+                     serving_tensor_parallel=None, serving_tokens_per_second_per_gpu=None, serving_months=1.0,
+                     input_tokens_per_request=float(hidden.guard_input_tokens(run.input_tokens_per_request,
+                                                                              run.output_tokens_per_request)),
+                     output_tokens_per_request=d["guard_output_tokens"], prefix_cache_hit_rate=0.0,
+                     requests_per_day=requests if len(requests) > 1 else float(requests[0]))
+        try:
+            est = estimate(run.replace(**guard))
+        except ScenarioError as error:
+            raise ProgrammeError(owners[i], "content_filtering", "self_hosted",
+                                 f"the guard model cannot be served ({error.field}: {error.problem})",
+                                 "content_filtering = api or none, or another serving GPU") from None
+        lines = est.lines
+        lines = lines[(lines["stage"] == "inference") & lines["item"].str.startswith("serving replicas")]
+        share = np.array([g[3] for g in mine])[lines["scenario"].to_numpy()]
+        frames.append(pd.DataFrame({
+            "month": np.array([g[1] for g in mine])[lines["scenario"].to_numpy()], "workstream": workstreams[i].name,
+            "cycle": 0, "stage": "inference", "category": "security",
+            "item": "content safety: guard model on own GPUs", "cost_type": lines["cost_type"].to_numpy(),
+            "cost_usd": lines["cost_usd"].to_numpy() * share, "gpu_hours": lines["quantity"].to_numpy() * share,
+            "gpu_hour_class": "serving", "tags": [workstreams[i].tags_for(1)] * len(lines)}))
+    if not frames:
+        return pd.DataFrame(columns=[*FRAME_COLUMNS, "tags"])
+    out = pd.concat(frames, ignore_index=True)
+    return out.groupby(["month", "workstream", "cycle", "stage", "category", "item", "cost_type", "gpu_hour_class"],
+                       as_index=False).agg(cost_usd=("cost_usd", "sum"), gpu_hours=("gpu_hours", "sum"),
+                                           tags=("tags", "first"))[[*FRAME_COLUMNS, "tags"]]
 
 
 def staff_block(programme, horizon) -> pd.DataFrame:

@@ -194,6 +194,9 @@ class Staff:
     redundancy_factor: float = 1.0
 
 
+#: How served content is checked: a guard model on the programme's GPUs (``self_hosted``, sized by the serving
+#: roofline, data/programme_defaults.csv guard_params), a paid safety API per text record (``api``), or ``none``.
+CONTENT_SAFETY = ("self_hosted", "api", "none")
 #: How a fleet is bought: it commits to a term, paid every month busy or idle.
 FLEET_PRICING = ("reserved_1y", "reserved_3y", "self_hosted")
 
@@ -232,7 +235,7 @@ class Programme:
     budgets: dict = field(default_factory=dict)
     alert_percents: tuple = (30.0, 50.0, 80.0)
     security_usd_per_month: float | None = None  # None: data/programme_defaults.csv
-    content_filtering: bool = True
+    content_filtering: str = "self_hosted"  # self_hosted | api | none (true: api, false: none, as files had it)
     fleets: tuple = ()
 
     def __post_init__(self):
@@ -394,7 +397,11 @@ def _checked(p: Programme) -> Programme:
         raise ProgrammeError(where, "alert_percents", list(percents), "is not in increasing order without repeats",
                              "e.g. [30, 50, 80]")
     security = _optional(where, "security_usd_per_month", p.security_usd_per_month)
-    filtering = _flag(where, "content_filtering", p.content_filtering)
+    filtering = {True: "api", False: "none"}.get(p.content_filtering, p.content_filtering) \
+        if isinstance(p.content_filtering, bool) else p.content_filtering
+    if filtering not in CONTENT_SAFETY:
+        raise ProgrammeError(where, "content_filtering", p.content_filtering, "is not a way of checking content",
+                             ", ".join(CONTENT_SAFETY) + " (true: api, false: none)")
     out = object.__new__(Programme)
     for key, value in dict(name=name, horizon_months=horizon, workstreams=tuple(checked_ws), base=dict(p.base),
                            staff=tuple(checked_staff), budgets=budgets, alert_percents=percents,
@@ -631,7 +638,7 @@ def of_scenario(scenario: Scenario, name: str = "scenario") -> Programme:
     workstream = Workstream(name=name, serve_months=float(scenario.serving_months), debug_gpus=0.0)
     base = {k: v for k, v in scenario.changes().items() if k != "serving_months"}  # served by the workstream
     plan = Programme(name=name, horizon_months=horizon, workstreams=(workstream,), base=base,
-                     staff=staff, security_usd_per_month=0.0, content_filtering=False)
+                     staff=staff, security_usd_per_month=0.0, content_filtering="none")
     SINGLE_SCENARIO_PLANS[id(plan)] = plan
     return plan
 

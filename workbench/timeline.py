@@ -128,6 +128,18 @@ class Timeline:
                 "gpu_hours": training_gpu + gpu("serving"),
                 "fleet_utilisation": self._fleet_utilisation(months),
             }, index=months)
+            # the served-token cost in its parts (they add up to usd_per_million_served_tokens): the serving
+            # replicas (what workbench serve prices), content safety, request logs, response egress, and the rest
+            # (power and operations of owned GPUs, contingency)
+            inference = lines["stage"] == "inference"
+            parts = {"gpu": inference & lines["item"].str.startswith("serving replicas"),
+                     "safety": inference & (lines["category"] == "security"),
+                     "logging": inference & (lines["category"] == "logging"),
+                     "egress": inference & (lines["category"] == "network")}
+            parts["other"] = inference & ~np.logical_or.reduce(list(parts.values()))
+            for name, mask in parts.items():
+                out[f"usd_per_million_served_tokens_{name}"] = np.where(tokens["served_tokens"] >= 1e6, per(mask)
+                                                                        / (tokens["served_tokens"] / 1e6), np.nan)
         return out
 
     def _fleet_utilisation(self, months) -> np.ndarray:
