@@ -61,13 +61,16 @@ def context_sweep(scenario: Scenario, seq_lens=(2048, 4096, 8192, 16384, 32768))
 
 
 def checkpoint_sweep(scenario: Scenario, intervals_hours=None, points: int = 25) -> pd.DataFrame:
-    """Checkpoint interval against the GPU time lost to failures and spent writing checkpoints [USD].
+    """Checkpoint interval against the GPU time lost to failures and spent writing checkpoints [USD], on the file
+    system the scenario buys (its throughput held: the U curve of one file system).
 
     Columns: ``interval_hours``, ``lost_work_usd``, ``checkpoint_write_usd``, ``failures_usd`` (their sum),
     ``checkpoints_written``; the Young/Daly interval of the scenario is in ``young_daly_hours``.
     """
     base = estimate(scenario.replace(checkpoint_interval_hours=None))
     optimum = float(base.details["checkpoint_interval_hours"])
+    if scenario.pfs_throughput_gb_per_s is None:
+        scenario = scenario.replace(pfs_throughput_gb_per_s=float(base.details["pfs_throughput_gb_per_s"]))
     if intervals_hours is None:
         centre = optimum if np.isfinite(optimum) else 1.0
         intervals_hours = np.logspace(np.log10(centre / 20), np.log10(centre * 20), points)

@@ -42,6 +42,37 @@ def checkpoint_write_hours(checkpoint_bytes, n_gpus, write_gb_per_s_per_gpu):
     return np.asarray(checkpoint_bytes, dtype=float) / bandwidth / 3600.0
 
 
+def checkpoint_throughput(checkpoint_bytes, client_gb_per_s, capacity_gb_per_s, mtbf_hours, stall_share,
+                          given_gb_per_s=np.nan, interval_hours=np.nan, asynchronous=False):
+    """(file system throughput bought [GB/s], the job's stall per checkpoint [h], the checkpoint interval [h]).
+
+    A synchronous write stalls every GPU for bytes / min(clients' rate, file system's throughput). When the throughput
+    is not given it is bought to keep each write within ``stall_share`` of the interval, and at least what the
+    stored capacity brings (``capacity_gb_per_s``; throughput is bought with capacity), at most what the clients can
+    write. The interval, when not given, is Young/Daly's sqrt(2 W M) for that stall W: with the throughput sized to
+    the stall share the two close on interval = 2 x stall_share x M. An asynchronous write stalls the job only for
+    its copy at the clients' rate; the file system must drain it before the next checkpoint (throughput >= bytes /
+    interval)."""
+    gb = np.asarray(checkpoint_bytes, float) / 1e9
+    client = np.asarray(client_gb_per_s, float)
+    capacity = np.asarray(capacity_gb_per_s, float)
+    mtbf, share = np.asarray(mtbf_hours, float), np.asarray(stall_share, float)
+    given, chosen = np.asarray(given_gb_per_s, float), np.asarray(interval_hours, float)
+    asynchronous = np.asarray(asynchronous, bool)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        job_async = gb / client / 3600.0  # the copy the job waits for
+        # synchronous, sized: the interval the stall share and the failures give together, or the user's
+        interval_sized = np.where(np.isfinite(chosen), chosen, 2.0 * share * mtbf)
+        wanted_sync = gb / (share * interval_sized * 3600.0)
+        interval_async = np.where(np.isfinite(chosen), chosen, young_daly_interval_hours(job_async, mtbf))
+        wanted_async = gb / (interval_async * 3600.0)
+        wanted = np.where(asynchronous, wanted_async, np.minimum(wanted_sync, client))
+        bought = np.where(np.isfinite(given), given, np.maximum(np.nan_to_num(wanted, nan=0.0, posinf=0.0), capacity))
+        stall = np.where(asynchronous, job_async, gb / np.minimum(client, bought) / 3600.0)
+        interval = np.where(np.isfinite(chosen), chosen, young_daly_interval_hours(stall, mtbf))
+    return bought, stall, interval
+
+
 def young_daly_interval_hours(write_hours, cluster_mtbf_hours):
     """Optimal checkpoint interval sqrt(2 delta M) [h] (Young 1974; Daly 2006); ``inf`` without failures."""
     with np.errstate(over="ignore"):  # a near-zero failure rate: an interval of "never", as without failures

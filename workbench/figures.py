@@ -29,7 +29,7 @@ PUBLIC = (
     "serving_output_tokens_per_second_per_gpu", "serving_prefill_share", "serving_cost_per_month_usd",
     "serving_cost_per_million_tokens_usd", "serving_cost_per_million_input_tokens_usd",
     "serving_cost_per_million_output_tokens_usd", "serving_cost_per_request_usd", "cny_per_usd", "n_gpus_wanted",
-    "young_daly_interval_hours", "divergence_probability", "serving_unserved_share",
+    "young_daly_interval_hours", "divergence_probability", "serving_unserved_share", "pfs_throughput_gb_per_s",
 )
 _CLOUD_POWER = "0: electricity is included in the cloud GPU price (pricing is not self_hosted)"
 _CLOUD_OPS = "0: the cloud provider operates the hardware (pricing is not self_hosted)"
@@ -213,8 +213,13 @@ def failures_and_stages(x, f) -> dict:
     # post-training on spot is reclaimed too; the checkpoint interval stays the cluster's (pre-training's)
     post_per_day = interruptions(f["stage_mode"]["post_training"])
     mtbf = failures.mtbf_hours(per_day)
-    write_hours = failures.checkpoint_write_hours(checkpoint_bytes, n_gpus, x["checkpoint_write_gb_per_s_per_gpu"])
-    interval = fill(x["checkpoint_interval_hours"], failures.young_daly_interval_hours(write_hours, mtbf))
+    # the file system's throughput is bought (with capacity, or on top of it): the write time follows from it
+    hot_bytes = storage.dataset_bytes(x["tokens"], x["bytes_per_token"]) + checkpoint_bytes * x["checkpoints_kept_hot"]
+    capacity_gb_per_s = hot_bytes / 2**40 * x["pfs_gb_per_s_per_tib"]
+    pfs_gb_per_s, write_hours, interval = failures.checkpoint_throughput(
+        checkpoint_bytes, n_gpus * x["checkpoint_write_gb_per_s_per_gpu"], capacity_gb_per_s, mtbf,
+        x["checkpoint_stall_share"], x["pfs_throughput_gb_per_s"], x["checkpoint_interval_hours"],
+        np.asarray(x["checkpoint_writes"]) == "asynchronous")
     stage_compute = {"pretrain": f["gpu_hours"], "sft": f["sft_gpu_hours"],
                      "preference": f["reward_model_gpu_hours"] + f["rollout_gpu_hours"] + f["policy_update_gpu_hours"],
                      "evaluation": f["evaluation_gpu_hours"]}
@@ -252,6 +257,7 @@ def failures_and_stages(x, f) -> dict:
             "divergence_gpu_hours": divergence_gpu_hours, "young_daly_interval_hours":
                 failures.young_daly_interval_hours(write_hours, mtbf),
             "checkpoint_write_hours": write_hours, "checkpoint_interval_hours": interval,
+            "pfs_throughput_gb_per_s": pfs_gb_per_s, "pfs_capacity_gb_per_s": capacity_gb_per_s,
             "stage_compute": stage_compute, "stage_overhead": stage_overhead, "stage_gpu_hours": stage_gpu_hours,
             "stage_days": stage_days, "training_days_total": training_days,
             "staff_months": fill(x["staff_months"], training_days / operations.DAYS_PER_MONTH),

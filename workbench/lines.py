@@ -174,10 +174,20 @@ def storage_lines(x, f) -> list[Line]:
         ("final checkpoint and corpus in archive", storage.gb_months(checkpoint + dataset, x["archive_months"]),
          x["archive_storage_usd_per_gb_month"], "(checkpoint + corpus bytes) x archive_months", "archive tier"),
     ]
-    return [Line("pretrain", "storage", item, gb_month, "GB-month", unit_price, "elastic",
-                 f"{formula}; corpus = tokens x bytes_per_token, checkpoint = params x checkpoint_bytes_per_param",
-                 f"{tier} price per GB-month (shared/reference/prices.md)")
-            for item, gb_month, unit_price, formula, tier in items]
+    lines = [Line("pretrain", "storage", item, gb_month, "GB-month", unit_price, "elastic",
+                  f"{formula}; corpus = tokens x bytes_per_token, checkpoint = params x checkpoint_bytes_per_param",
+                  f"{tier} price per GB-month (shared/reference/prices.md)")
+             for item, gb_month, unit_price, formula, tier in items]
+    # throughput beyond what the stored capacity brings is bought as more capacity of the same tier
+    extra = np.maximum(f["pfs_throughput_gb_per_s"] - f["pfs_capacity_gb_per_s"], 0.0)
+    lines.append(Line("pretrain", "storage", "parallel file system throughput", extra * run_months, "GB/s-month",
+                      x["hot_storage_usd_per_gb_month"] * 1024.0 / x["pfs_gb_per_s_per_tib"], "elastic",
+                      "(throughput bought - stored TiB x pfs_gb_per_s_per_tib) x run months; a GB/s is "
+                      "1 / pfs_gb_per_s_per_tib TiB of the tier",
+                      _where(extra > 0, "Amazon FSx for Lustre: throughput bought with capacity (Persistent SSD "
+                             "125 MB/s per TiB at ~0.145 USD/GB-month, shared/reference/prices.md)",
+                             "0: the stored capacity brings the throughput the checkpoints need")))
+    return lines
 
 
 def network_lines(x, f) -> list[Line]:

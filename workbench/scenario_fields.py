@@ -144,7 +144,8 @@ ENGINE_MAX = {"zero_stage": 3, "mfu": 1, "rollout_mfu": 1, "serving_mfu": 1, "us
 #: Fields the formulas divide by or take logarithms of: their minimum must stay above zero.
 POSITIVE_FIELDS = frozenset((
     "active_params", "budget_usd", "bytes_per_token", "checkpoint_bytes_per_param", "checkpoint_interval_hours",
-    "checkpoint_write_gb_per_s_per_gpu", "cny_per_usd", "d_model", "gpu_purchase_usd", "gpus_per_node", "mfu",
+    "checkpoint_write_gb_per_s_per_gpu", "pfs_throughput_gb_per_s", "checkpoint_stall_share", "pfs_gb_per_s_per_tib",
+    "cny_per_usd", "d_model", "gpu_purchase_usd", "gpus_per_node", "mfu",
     "micro_batch_size", "min_replicas", "n_gpus", "n_kv_heads", "n_layers", "params", "peak_to_average", "pipeline_parallel",
     "power_utilisation", "preference_tokens_per_pair", "pue", "redundancy_factor", "reward_model_params",
     "rl_samples_per_prompt", "rl_tokens_per_sample", "rollout_mfu", "seq_len", "server_power_factor", "serving_mfu",
@@ -170,7 +171,8 @@ FIELD_NAMES = (
     "sft_usd_per_example", "preference_usd_per_pair", "annotation_rework_rate", "annotation_qa_share",
     "log_gb_per_gpu_day", "log_retention_days", "log_sampling_ratio", "log_usd_per_gb_month", "staff_fte",
     "staff_months", "staff_usd_per_month", "ops_fte_per_1000_gpus", "gpu_failure_rate_per_day",
-    "checkpoint_interval_hours", "checkpoint_write_gb_per_s_per_gpu", "restart_minutes",
+    "checkpoint_interval_hours", "checkpoint_write_gb_per_s_per_gpu", "checkpoint_writes", "pfs_throughput_gb_per_s",
+    "checkpoint_stall_share", "pfs_gb_per_s_per_tib", "restart_minutes",
     "spot_interruptions_per_node_month", "unlogged_diagnosis_minutes", "divergence_allowance", "experiment_fraction", "ablation_runs", "ablation_run_fraction",
     "redundancy_factor", "budget_usd", "alert_percents", "cny_per_usd", "gpu_purchase_usd", "useful_life_years",
     "server_share", "interconnect_share", "server_power_factor", "power_utilisation", "pue", "usd_per_kwh",
