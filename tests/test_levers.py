@@ -316,3 +316,23 @@ def test_the_cli_refuses_scenario_options_with_a_programme():
     run = subprocess.run([sys.executable, "-m", "workbench.cli", "levers", "--programme", "assistant-7b", "--n-gpus", "8"],
                          capture_output=True, text=True)
     assert run.returncode == 2 and "--n-gpus is a scenario option" in run.stderr and run.stderr.count("\n") == 1
+
+
+def test_a_price_on_time_ranks_the_levers_that_save_days():
+    """Issue 28: with delay_cost_usd_per_day the days a lever saves or loses have a value, and the table ranks by
+    the risk-adjusted saving plus it (100,000 USD a day: fp8's 2.6 days outrank spot pre-training's money)."""
+    plain = levers(Scenario()).set_index("lever")
+    assert (plain["value_of_days_usd"] == 0).all()
+    priced = levers(Scenario(delay_cost_usd_per_day=100_000))
+    usable = priced[priced["applicable"]].set_index("lever")
+    assert usable.loc["fp8", "value_of_days_usd"] == pytest.approx(usable.loc["fp8", "days_saved"] * 100_000)
+    order = list(usable.index)
+    assert order.index("fp8") < order.index("spot_pretrain")
+    assert list(plain[plain["applicable"]].index).index("spot_pretrain") == 0
+    rank = usable["risk_adjusted_saving_usd"] + usable["value_of_days_usd"]
+    assert list(rank) == sorted(rank, reverse=True)
+    log = priced.set_index("lever").loc["log_sampling"]
+    assert not log["applicable"] and "hours of delay cost" in log["why_not"]
+    code = subprocess.run([sys.executable, "-m", "workbench.cli", "levers", "--delay-cost-usd-per-day", "100000"],
+                          capture_output=True, text=True, timeout=120)
+    assert code.returncode == 0 and "value_of_days_usd" in code.stdout

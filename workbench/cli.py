@@ -401,8 +401,11 @@ def _cmd_levers(args) -> None:
     print("Levers, ranked by risk-adjusted saving [USD] (saving: if nothing goes wrong; risk: the expected cost of "
           + ("what may; work in the horizon and after it, serving at the plan's served tokens)\n" if args.programme
              else "what may; days: training days saved)\n"))
-    shown = usable[["lever", "saving_usd", "risk_usd", "risk_adjusted_saving_usd", "days_saved", "changes"]].astype(
-        {"risk_usd": object})
+    columns = ["lever", "saving_usd", "risk_usd", "risk_adjusted_saving_usd", "days_saved", "changes"]
+    if (usable["value_of_days_usd"] != 0).any():  # a day has a price (delay_cost_usd_per_day): ranked with it
+        columns.insert(5, "value_of_days_usd")
+        print("(ranked by risk-adjusted saving plus the value of the days saved, at delay_cost_usd_per_day)")
+    shown = usable[columns].astype({"risk_usd": object})
     shown.loc[~usable["risk_priced"], "risk_usd"] = "not priced"  # stated below, with its source
     if shown["days_saved"].isna().all():  # a programme's months are its own
         shown = shown.drop(columns="days_saved")

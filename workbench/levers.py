@@ -38,7 +38,8 @@ from .scenario import Scenario, ScenarioError, fields
 HOURS_PER_YEAR = 8766.0
 HOURS_PER_MONTH = HOURS_PER_YEAR / 12.0
 COLUMNS = ("lever", "name", "name_zh", "changes", "applicable", "saving_usd", "risk_usd", "risk_adjusted_saving_usd",
-           "days_saved", "total_usd", "risk", "risk_zh", "risk_priced", "source", "crosses", "why_not", "applied")
+           "days_saved", "value_of_days_usd", "total_usd", "risk", "risk_zh", "risk_priced", "source", "crosses",
+           "why_not", "applied")
 
 
 #: The conditions ``applies_when`` may name (see :func:`_conditions`).
@@ -232,24 +233,33 @@ def levers(plan=None) -> pd.DataFrame:
         plain = adjusted
         if twins[k - 1] is not None:
             plain, twin_index = float(totals[0] - totals[twin_index]), twin_index + 1
+        saved_days = float(days[0] - days[k])
         rows[index].update(saving_usd=plain, risk_usd=plain - adjusted, risk_adjusted_saving_usd=adjusted,
-                           days_saved=float(days[0] - days[k]), total_usd=float(totals[k]),
+                           days_saved=saved_days, value_of_days_usd=saved_days * float(base.delay_cost_usd_per_day),
+                           total_usd=float(totals[k]),
                            crosses=[w for w in own[k - 1].warnings if field_of(w) and field_of(w) not in before])
     return _ranked(rows)
 
 
 def _ranked(rows: list) -> pd.DataFrame:
-    """The table, ranked; a lever that saves nothing here (its plain saving at most a cent) is listed with why."""
+    """The table, ranked by risk-adjusted saving plus the value of the days a lever saves (``delay_cost_usd_per_day``
+    x days; 0 unless a day has a price); a lever that saves nothing here (its plain saving and the value of its
+    days at most a cent) is listed with why."""
     table = pd.DataFrame(rows, columns=list(COLUMNS))
-    nothing = table["applicable"].astype(bool) & ~(table["saving_usd"] > 0.01)
-    table.loc[nothing, "why_not"] = [f"adds {-s:,.0f} USD here: it brings more than it removes" if s < -0.01 else
-                                     "saves nothing here: the plan already has what it brings"
-                                     for s in table.loc[nothing, "saving_usd"]]
+    table["value_of_days_usd"] = table["value_of_days_usd"].astype(float).fillna(0.0)
+    nothing = table["applicable"].astype(bool) & ~(table["saving_usd"] + table["value_of_days_usd"] > 0.01)
+    table.loc[nothing, "why_not"] = [
+        f"its {-d * 24:,.1f} hours of delay cost {-v:,.0f} USD at delay_cost_usd_per_day, more than it saves" if v < -0.01
+        else f"adds {-s:,.0f} USD here: it brings more than it removes" if s < -0.01
+        else "saves nothing here: the plan already has what it brings"
+        for s, d, v in zip(table.loc[nothing, "saving_usd"], table.loc[nothing, "days_saved"],
+                           table.loc[nothing, "value_of_days_usd"])]
     table.loc[nothing, ["applicable", "crosses"]] = [[False, []] for _ in range(int(nothing.sum()))] if nothing.any() \
         else table.loc[nothing, ["applicable", "crosses"]]
     table["applicable"] = table["applicable"].astype(bool)
-    return table.sort_values(["applicable", "risk_adjusted_saving_usd"], ascending=[False, False],
-                             na_position="last", kind="stable").reset_index(drop=True)
+    table["_rank"] = table["risk_adjusted_saving_usd"] + table["value_of_days_usd"]
+    return table.sort_values(["applicable", "_rank"], ascending=[False, False],
+                             na_position="last", kind="stable").drop(columns="_rank").reset_index(drop=True)
 
 
 def _varying(batch: list) -> list:

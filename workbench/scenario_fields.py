@@ -174,7 +174,7 @@ FIELD_NAMES = (
     "checkpoint_interval_hours", "checkpoint_write_gb_per_s_per_gpu", "checkpoint_writes", "pfs_throughput_gb_per_s",
     "checkpoint_stall_share", "pfs_gb_per_s_per_tib", "restart_minutes",
     "spot_interruptions_per_node_month", "unlogged_diagnosis_minutes", "divergence_allowance", "experiment_fraction", "ablation_runs", "ablation_run_fraction",
-    "redundancy_factor", "budget_usd", "alert_percents", "cny_per_usd", "gpu_purchase_usd", "useful_life_years",
+    "redundancy_factor", "budget_usd", "alert_percents", "delay_cost_usd_per_day", "cny_per_usd", "gpu_purchase_usd", "useful_life_years",
     "server_share", "interconnect_share", "server_power_factor", "power_utilisation", "pue", "usd_per_kwh",
 )
 
