@@ -67,8 +67,10 @@ def test_logging_and_staff_hand_checked(default):
     gpu_days = line(default, "pretrain", "accelerator time")["quantity"] + line(default, "pretrain", "lost work and restarts")["quantity"] \
         + line(default, "pretrain", "checkpoint writes")["quantity"]
     gpu_days /= 24
-    # GPU-days x 0.1 GB x 90 days retention / 30.4375 days per month x 0.023 USD
-    assert line(default, "pretrain", "logs and metrics")["cost_usd"] == pytest.approx(gpu_days * 0.1 * 90 / 30.4375 * 0.023)
+    # GPU-days x 0.1 GB x 90 days retention / 30.4375 days per month x 0.03 USD (CloudWatch Logs storage), and the
+    # same GB ingested at 0.50 USD (issue 28: observability as billed)
+    assert line(default, "pretrain", "logs and metrics")["cost_usd"] == pytest.approx(gpu_days * 0.1 * 90 / 30.4375 * 0.03)
+    assert line(default, "pretrain", "log ingestion")["cost_usd"] == pytest.approx(gpu_days * 0.1 * 0.50)
     # 4 FTE x the pre-training months x 25,000 USD
     months = default.details["pretrain_days_with_overheads"] / 30.4375
     assert line(default, "pretrain", "project team")["cost_usd"] == pytest.approx(4 * months * 25_000)
@@ -102,7 +104,7 @@ def test_experiments_and_redundancy_hand_checked(default):
     # the done-when of issue 28: below the pre-training GPU compute, and 0 on failures, experiments, rework
     compute = default.lines[(default.lines["stage"] == "pretrain") & (default.lines["item"] == "accelerator time")]
     assert redundancy < compute["cost_usd"].sum()
-    assert round(redundancy) == 128_642 and round(default.total_cost_usd) == 1_527_362  # 418,052 and 1,811,558 before
+    assert round(redundancy) == 128_697 and round(default.total_cost_usd) == 1_527_600  # 418,052 and 1,811,558 before
 
 
 def test_failures_hand_checked():

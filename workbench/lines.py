@@ -123,6 +123,9 @@ def training_overheads(stage, x, f) -> list[Line]:
                                       x["log_sampling_ratio"]),
              "GB-month", x["log_usd_per_gb_month"], "elastic", "GPU-days x GB/GPU-day x sampling x retention days / 30.4",
              "log_usd_per_gb_month"),
+        Line(stage, "logging", "log ingestion",
+             operations.log_gb_ingested(total_hours / 24.0, x["log_gb_per_gpu_day"], x["log_sampling_ratio"]), "GB",
+             x["log_ingest_usd_per_gb"], "elastic", "GPU-days x GB/GPU-day x sampling", "log_ingest_usd_per_gb"),
         Line(stage, "staff", "project team", operations.fte_months(x["staff_fte"], months), "FTE-month",
              x["staff_usd_per_month"], "fixed", "staff_fte x months (the stage's share of staff_months)",
              "staff_usd_per_month: ~200k USD salary x 1.5 overheads / 12 (planning assumption)"),
@@ -273,6 +276,12 @@ def serving_lines(x, f) -> list[Line]:
              "GB-month", x["log_usd_per_gb_month"], "elastic", "tokens/month x bytes_per_token x "
              "request_log_sampling, kept log_retention_days, x serving_months",
              np.where(serving_on, "log_usd_per_gb_month", _NO_SERVING)),
+        Line("inference", "logging", "request log ingestion",
+             np.where(serving_on, f["serving_month_tokens"] * x["bytes_per_token"] * x["request_log_sampling"] / 1e9
+                      * x["serving_months"], 0.0),
+             "GB", x["log_ingest_usd_per_gb"], "elastic",
+             "tokens/month x bytes_per_token x request_log_sampling x serving_months",
+             np.where(serving_on, "log_ingest_usd_per_gb", _NO_SERVING)),
         Line("inference", "power", "electricity", serve_hours * f["kwh_per_gpu_hour"], "kWh", f["power_price"], "elastic",
              "GPU-h x TDP x server factor x utilisation x PUE", f["power_source"]),
         Line("inference", "staff", "data-centre operations",
