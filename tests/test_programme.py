@@ -433,3 +433,35 @@ def test_content_safety_as_teams_buy_it_and_the_served_token_cost_in_parts():
     assert np.allclose(kpis.loc[served, parts].sum(axis=1), kpis.loc[served, "usd_per_million_served_tokens"])
     with pytest.raises(ProgrammeError, match="content_filtering='cheap': is not a way of checking content"):
         p.replace(content_filtering="cheap")
+
+
+def test_a_reserved_or_owned_programme_pays_its_fleets_busy_or_idle(tmp_path):
+    """Issue 28: the example on reserved_1y costs at least the year of its 256 H100 and shows the idle hours and the
+    utilisation; a fleet sized to the steady work is cheaper than on demand; owned GPUs carry the purchase."""
+    from workbench.programme import Fleet
+    p = pg.example()
+    on_demand = timeline.evaluate(p).total_cost_usd
+    reserved = timeline.evaluate(p.replace(base={**p.base, "pricing": "reserved_1y"}))
+    cluster = next(f for f in reserved.fleets if f["carries"] == "training")
+    price = float(workbench.prices.price_per_gpu_hour("H100-SXM5-80GB", "reserved_1y", "median")[0][()])
+    assert cluster["count"] == 256 and cluster["term_months"] == 12
+    assert cluster["committed_usd"] == pytest.approx(256 * 8766 * price, rel=1e-9)
+    assert reserved.total_cost_usd >= cluster["committed_usd"] and reserved.total_cost_usd > on_demand
+    idle = reserved.lines[reserved.lines["item"] == "idle committed capacity"]
+    assert idle["cost_usd"].sum() == pytest.approx(sum(f["idle_usd"] for f in reserved.fleets), rel=1e-9)
+    assert 0 < cluster["utilisation"] < 0.1 and reserved.kpis()["fleet_utilisation"].notna().all()
+    assert any(k == "tw_fleet_idle" for k, _ in reserved.warning_items)
+    small = timeline.evaluate(p.replace(fleets=(Fleet(name="two H100", gpu="H100", count=2),)))
+    assert small.total_cost_usd < on_demand and small.fleets[0]["utilisation"] > 0.9
+    owned = timeline.evaluate(p.replace(base={**p.base, "pricing": "self_hosted"}))
+    cluster = next(f for f in owned.fleets if f["carries"] == "training")
+    assert cluster["term_months"] == 48 and cluster["purchase_usd"] == pytest.approx(256 * 30_000 * 1.69, rel=1e-9)
+    assert owned.beyond_horizon_usd > 0.7 * cluster["purchase_usd"]  # three of the four years after the horizon
+    file = tmp_path / "r.json"
+    file.write_text(p.replace(fleets=(Fleet(name="two H100", gpu="H100", count=2),)).to_json())
+    assert pg.load(file).fleets[0].gpu == "H100-SXM5-80GB"
+    out = subprocess.run([sys.executable, "-m", "workbench.cli", "plan", str(file)], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0 and "Fleets (committed GPUs" in out.stdout and "two H100" in out.stdout
+    with pytest.raises(ProgrammeError, match="fleet 'x' · pricing='spot': is not a way of committing to GPUs"):
+        p.replace(fleets=(Fleet(name="x", gpu="H100", count=2, pricing="spot"),))

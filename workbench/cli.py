@@ -283,6 +283,13 @@ def _print_plan(tl) -> None:
         alerts["month"] = alerts["month"].map(lambda m: "-" if pd.isna(m) else f"{int(m)}")
         print("\nBudget alert lines (month: the first month cumulative spend reaches the line; -: not reached):")
         print(alerts.to_string(index=False, float_format=lambda x: f"{x:,.0f}"))
+    if tl.fleets:
+        print("\nFleets (committed GPUs, paid every month of their term; implicit: from the workstreams' pricing):")
+        fleets = pd.DataFrame(tl.fleets)[["name", "gpu", "count", "pricing", "start_month", "term_months",
+                                          "committed_usd", "in_horizon_usd", "idle_usd", "utilisation"]]
+        print(fleets.to_string(index=False, formatters={
+            "committed_usd": "{:,.0f}".format, "in_horizon_usd": "{:,.0f}".format, "idle_usd": "{:,.0f}".format,
+            "utilisation": lambda x: "-" if x is None or pd.isna(x) else f"{x:.0%}"}))
     kpis = tl.kpis()[["usd_per_trained_token", "usd_per_million_served_tokens", "productive_gpu_hour_share",
                       "fixed_share"]]
     kpis = kpis.assign(usd_per_trained_token=kpis["usd_per_trained_token"] * 1e6).rename(
