@@ -465,3 +465,23 @@ def test_a_reserved_or_owned_programme_pays_its_fleets_busy_or_idle(tmp_path):
     assert out.returncode == 0 and "Fleets (committed GPUs" in out.stdout and "two H100" in out.stdout
     with pytest.raises(ProgrammeError, match="fleet 'x' · pricing='spot': is not a way of committing to GPUs"):
         p.replace(fleets=(Fleet(name="x", gpu="H100", count=2, pricing="spot"),))
+
+
+def test_fleets_from_the_attacking_helper():
+    """A fleet no workstream uses is paid idle (it crashed); listing a fleet leaves the rest of a reserved or owned
+    programme on demand, never reserved by the hour; a reservation's term is at least its own; a self-hosted fleet
+    takes a GPU with a purchase price only."""
+    from workbench.programme import Fleet
+    p = pg.example()
+    spare = timeline.evaluate(p.replace(fleets=(Fleet(name="spare", gpu="A100-SXM4-80GB", count=8),)))
+    assert spare.fleets[0]["utilisation"] == 0 and spare.fleets[0]["idle_usd"] > 0
+    on_demand = timeline.evaluate(p).total_cost_usd
+    for mode in ("reserved_1y", "reserved_3y", "self_hosted"):
+        one = timeline.evaluate(p.replace(base={**p.base, "pricing": mode},
+                                          fleets=(Fleet(name="f", gpu="H100", count=1),)))
+        assert on_demand - 60_000 < one.total_cost_usd  # the rest rented on demand: no reserved hours for free
+        assert any(k == "tw_fleet_overflow" for k, _ in one.warning_items)
+    with pytest.raises(ProgrammeError, match="term_months=1: is out of range; allowed: 12 to 180 months for reserved_1y"):
+        p.replace(fleets=(Fleet(name="f", gpu="H100", count=1, term_months=1),))
+    assert p.replace(fleets=(Fleet(name="f", gpu="MI300X", count=8, pricing="self_hosted"),)).fleets[0].gpu == "MI300X"
+    assert workbench.estimate(pfs_throughput_gb_per_s=0.1).total_cost_usd == workbench.estimate().total_cost_usd

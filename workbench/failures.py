@@ -67,7 +67,8 @@ def checkpoint_throughput(checkpoint_bytes, client_gb_per_s, capacity_gb_per_s, 
         interval_async = np.where(np.isfinite(chosen), chosen, young_daly_interval_hours(job_async, mtbf))
         wanted_async = gb / (interval_async * 3600.0)
         wanted = np.where(asynchronous, wanted_async, np.minimum(wanted_sync, client))
-        bought = np.where(np.isfinite(given), given, np.maximum(np.nan_to_num(wanted, nan=0.0, posinf=0.0), capacity))
+        # the capacity stored brings its throughput whatever is asked: a given figure below it buys nothing less
+        bought = np.maximum(np.where(np.isfinite(given), given, np.nan_to_num(wanted, nan=0.0, posinf=0.0)), capacity)
         stall = np.where(asynchronous, job_async, gb / np.minimum(client, bought) / 3600.0)
         interval = np.where(np.isfinite(chosen), chosen, young_daly_interval_hours(stall, mtbf))
     return bought, stall, interval

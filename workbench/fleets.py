@@ -7,10 +7,12 @@ fleets are listed; those hours are priced at the fleet's price, and what does no
 it (a warning names the month). The hours of the term left unused are a line of their own, *idle committed
 capacity*, and the commitment's months after the horizon are in the amount beyond it.
 
-A programme that lists no fleet and whose workstreams buy their cluster reserved or self-hosted gets one fleet per
-(GPU, way of buying): as many GPUs as its workstreams hold at once, from the first month they use it, for as many
-whole terms as cover their last month of use (a reservation is not bought again by every cycle). The base's
-``commitment_other_use_share`` is the share of idle hours other work absorbs.
+A programme that lists no fleet and whose workstreams buy their cluster (or post-training, experiments or serving
+base) reserved or self-hosted gets one fleet per (GPU, way of buying, what it carries): as many GPUs as its
+workstreams hold at once, from the first month they use it, for as many whole terms as the GPU-hours they use
+(a reservation is not bought again by every cycle). Hours that do not fit on any fleet are rented on demand when
+the workstream buys its cluster reserved or owned. The base's ``commitment_other_use_share`` is the share of idle
+hours other work absorbs.
 """
 from __future__ import annotations
 
@@ -30,10 +32,10 @@ FLEET_CLASSES = ("productive", "lost", "experiments", "debug")
 POST_TRAINING = ("sft", "preference", "evaluation")
 
 
-def _eligible(frame: pd.DataFrame, runs, index_of: dict) -> tuple[np.ndarray, np.ndarray]:
-    """(training, serving) rows a fleet can carry. Training: GPU time and debug environments bought the workstream's
-    main way (its ``pricing``: post-training and experiments bought another way, spot experiments say, stay as they
-    are bought). Serving: the always-on base replicas (and an owned fleet's autoscaled ones, sized for the peak)."""
+def _eligible(frame: pd.DataFrame, runs, index_of: dict) -> dict[str, np.ndarray]:
+    """Rows a fleet can carry, by what they are: ``training`` (GPU time and debug environments bought the
+    workstream's main way, its ``pricing``), ``post_training`` and ``experiments`` bought another way, and
+    ``serving`` (the always-on base replicas, and an owned fleet's autoscaled ones, sized for the peak)."""
     known = frame["workstream"].isin(list(index_of)).to_numpy()  # not staff, fleets or the programme's own lines
     i = frame["workstream"].map(index_of).fillna(0).to_numpy(dtype=int)
     post_same = np.array([r.post_training_pricing in ("same", r.pricing) for r in runs])
@@ -41,52 +43,61 @@ def _eligible(frame: pd.DataFrame, runs, index_of: dict) -> tuple[np.ndarray, np
     owned = np.array([r.pricing == "self_hosted" for r in runs])
     stage, klass = frame["stage"].to_numpy(), frame["gpu_hour_class"].to_numpy()
     some = known & (frame["gpu_hours"].to_numpy() > 0)
-    training = some & np.isin(klass, FLEET_CLASSES) & np.isin(stage, ("pretrain", *POST_TRAINING, "development"))
-    training &= np.where(klass == "experiments", experiments_same[i], True)
-    training &= np.where(np.isin(stage, POST_TRAINING) & (klass != "experiments"), post_same[i], True)
+    cluster = some & np.isin(klass, FLEET_CLASSES) & np.isin(stage, ("pretrain", *POST_TRAINING, "development"))
+    experiments = cluster & (klass == "experiments")
+    post = cluster & np.isin(stage, POST_TRAINING) & ~experiments
+    training = cluster & np.where(experiments, experiments_same[i], True) & np.where(post, post_same[i], True)
     item = frame["item"].to_numpy()
     serving = some & (klass == "serving") & ((item == "serving replicas (base)") | owned[i])
-    return training, serving
+    return {"training": training, "post_training": post & ~post_same[i], "experiments": experiments & ~experiments_same[i],
+            "serving": serving}
 
 
-def serving_mode(run) -> str:
-    return run.pricing if run.serving_pricing == "same" else run.serving_pricing
+def stage_mode(run, purpose: str) -> str:
+    """How a workstream buys what a fleet of ``purpose`` would carry."""
+    field = {"training": None, "post_training": "post_training_pricing", "experiments": "experiment_pricing",
+             "serving": "serving_pricing"}[purpose]
+    mode = run.pricing if field is None else getattr(run, field)
+    return run.pricing if mode == "same" else mode
 
 
 def implicit_fleets(programme, runs, figures, frame, horizon) -> list[tuple[Fleet, list[int], str]]:
-    """When the programme lists no fleet: one per (GPU, committed way of buying, training or serving) of the
+    """When the programme lists no fleet: one per (GPU, committed way of buying, what it carries) of the
     workstreams, holding as many GPUs as they hold at once, from their first month of use, for as many whole
-    terms as cover their last."""
+    terms as the GPU-hours they use."""
     life = programme.base_scenario.useful_life_years
     names = {w.name for w in programme.workstreams}
     index_of = {w.name: i for i, w in enumerate(programme.workstreams)}
-    training, serving = _eligible(frame, runs, index_of) if len(frame) else (np.zeros(0, bool),) * 2
+    masks = _eligible(frame, runs, index_of)
     groups: dict[tuple[str, str, str], list[int]] = {}
     for i, run in enumerate(runs):
-        if run.pricing in FLEET_PRICING:
-            groups.setdefault((run.gpu, run.pricing, "training"), []).append(i)
-        if serving_mode(run) in FLEET_PRICING:
-            groups.setdefault((run.gpu, serving_mode(run), "serving"), []).append(i)
+        for purpose in ("training", "post_training", "experiments", "serving"):
+            mode = stage_mode(run, purpose)
+            if mode in FLEET_PRICING and (purpose in ("training", "serving") or mode != run.pricing):
+                groups.setdefault((run.gpu, mode, purpose), []).append(i)
     out = []
     for (gpu, mode, purpose), members in groups.items():
-        mask = (training if purpose == "training" else serving) & frame["workstream"].isin(
-            [programme.workstreams[i].name for i in members]).to_numpy()
+        mask = masks[purpose] & frame["workstream"].isin([programme.workstreams[i].name for i in members]).to_numpy()
         mine = frame[mask]
         if not len(mine):
             continue
-        if purpose == "training":  # the clusters held at once, in any month (debug environments aside)
+        if purpose != "serving":  # the clusters held at once, in any month (debug environments aside)
             held = mine[mine["gpu_hour_class"] != "debug"].groupby(["month", "workstream"]).size().reset_index()
             held["gpus"] = held["workstream"].map(lambda name: figures["n_gpus"][index_of[name]])
             count = held.groupby("month")["gpus"].sum().max() if len(held) else 1
         else:  # the base replicas' GPUs, on average over the busiest month
             count = mine.groupby("month")["gpu_hours"].sum().max() / HOURS_PER_MONTH
-        start, last = int(mine["month"].min()), int(mine["month"].max())
+        start = int(mine["month"].min())
         term = Fleet("x", gpu, 1, mode).term(life)
-        name = f"{gpu} {'serving' if purpose == 'serving' else 'cluster'}, {mode.replace('_', ' ')}"
+        name = f"{gpu} {purpose.replace('_', '-') if purpose != 'training' else 'cluster'}, {mode.replace('_', ' ')}"
         while name in names:
             name += " (fleet)"
-        out.append((Fleet(name=name, gpu=gpu, count=max(1, int(math.ceil(count - 1e-6))), pricing=mode,
-                          start_month=start, term_months=term * math.ceil((last - start + 1) / term)), members, purpose))
+        count = max(1, int(math.ceil(count - 1e-6)))
+        # whole terms for the GPU-hours used, as a single run's commitment counts them (serving 12 months from
+        # mid-month is one year, not two); use past the last term is rented on demand
+        terms = max(1, math.ceil(float(mine["gpu_hours"].sum()) / (count * term * HOURS_PER_MONTH) - 1e-9))
+        out.append((Fleet(name=name, gpu=gpu, count=count, pricing=mode, start_month=start, term_months=term * terms),
+                    members, purpose))
     return out
 
 
@@ -128,8 +139,8 @@ def apply(programme, runs, figures, frame: pd.DataFrame, horizon: int):
         return frame, 0.0, pd.DataFrame(), [], []
     months = np.arange(1, horizon + 1)
     frame = frame.copy()
-    training, serving = _eligible(frame, runs, index_of)
-    eligible = {"training": training, "serving": serving, "all": training | serving}
+    eligible = _eligible(frame, runs, index_of)
+    eligible["all"] = eligible["training"] | eligible["serving"]
     cost = frame["cost_usd"].to_numpy(dtype=float).copy()
     month_of = frame["month"].to_numpy()
     rows, fleet_months, summaries, warnings, beyond = [], [], [], [], 0.0
@@ -139,7 +150,8 @@ def apply(programme, runs, figures, frame: pd.DataFrame, horizon: int):
         members = sorted({i for _, m in mine for i in m})
         names = [programme.workstreams[i].name for i in members]
         on = eligible[purpose] & frame["workstream"].isin(names).to_numpy()
-        demand = np.bincount(month_of[on] - 1, weights=frame["gpu_hours"].to_numpy()[on], minlength=horizon)[:horizon]
+        demand = np.bincount(month_of[on] - 1, weights=frame["gpu_hours"].to_numpy()[on].astype(float),
+                             minlength=horizon)[:horizon].astype(float)
         remaining = demand.copy()
         covered_usd, covered_hours = np.zeros(horizon), np.zeros(horizon)
         capacity_all = np.zeros(horizon)
@@ -176,7 +188,7 @@ def apply(programme, runs, figures, frame: pd.DataFrame, horizon: int):
                 # owned: the cash paid in the month of purchase (accounting: straight-line over the life, above)
                 "purchase_usd": fleet.count * price * life * 8766.0 if fleet.pricing == "self_hosted" else None})
             low = float(covered.sum() / in_horizon) if in_horizon > 0 else 1.0
-            if low < 0.5:
+            if low < 0.5 and float(idle.sum()) > 0:
                 warnings.append(("tw_fleet_idle", {"name": fleet.name, "share": 1 - low,
                                                    "amount_usd": float(idle.sum()) * price}))
         # the fleets' hours at their price; the rest as the workstreams buy it
@@ -184,7 +196,11 @@ def apply(programme, runs, figures, frame: pd.DataFrame, horizon: int):
             fraction = np.where(demand > 0, covered_hours / np.where(demand > 0, demand, 1.0), 0.0)
             price_bar = np.where(covered_hours > 0, covered_usd / np.where(covered_hours > 0, covered_hours, 1.0), 0.0)
         f, p = fraction[month_of[on] - 1], price_bar[month_of[on] - 1]  # noqa: E741
-        new = (1 - f) * cost[on] + f * p * frame["gpu_hours"].to_numpy()[on]
+        # what does not fit on the fleets is bought as the workstream buys it; a committed way of buying commits to
+        # nothing beyond the fleets, so those hours are rented on demand
+        rented = _on_demand_price(programme, runs, gpu, index_of, frame.loc[on, "workstream"].to_numpy(), cost[on],
+                                  frame["gpu_hours"].to_numpy()[on])
+        new = (1 - f) * rented + f * p * frame["gpu_hours"].to_numpy()[on]
         delta = new - cost[on]
         cost[on] = new
         _follow_redundancy(frame, cost, on, delta, runs, index_of)
@@ -196,6 +212,24 @@ def apply(programme, runs, figures, frame: pd.DataFrame, horizon: int):
     if rows:
         frame = pd.concat([frame, pd.DataFrame(rows)], ignore_index=True)
     return frame, beyond, pd.DataFrame(fleet_months), summaries, warnings
+
+
+def _on_demand_price(programme, runs, gpu, index_of, workstreams, cost, gpu_hours) -> np.ndarray:
+    """The cost of each row's hours outside the fleets: as the row is bought, but on demand where its workstream
+    buys the cluster reserved or owned (a commitment is the fleets'; nothing else is committed). A GPU without an
+    on-demand price keeps its own."""
+    from .prices import price_per_gpu_hour
+    committed = np.array([runs[index_of[w]].pricing in FLEET_PRICING for w in workstreams], dtype=bool)  # its cluster
+    if not committed.any():
+        return cost
+    try:
+        usd = float(np.ravel(price_per_gpu_hour(gpu, "on_demand", programme.base_scenario.provider)[0])[0])
+    except (ScenarioError, KeyError, ValueError):
+        return cost
+    with np.errstate(invalid="ignore", divide="ignore"):
+        own = np.where(gpu_hours > 0, cost / np.where(gpu_hours > 0, gpu_hours, 1.0), 0.0)
+    # host shares and the like are priced per GPU-hour at a multiple of the GPU's price: keep the multiple
+    return np.where(committed & (own > 0), gpu_hours * usd, cost)
 
 
 def _follow_redundancy(frame, cost, on, delta, runs, index_of) -> None:

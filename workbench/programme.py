@@ -504,14 +504,22 @@ def _checked_fleet(f: Fleet, horizon: int) -> Fleet:
     where = f"fleet {f.name!r}" if isinstance(f.name, str) else "fleet"
     name = _text(where, "name", f.name, 60)
     where = f"fleet {name!r}"
-    gpu = _scenario(where, Scenario(), {"gpu": f.gpu}, "fleet").gpu
+    from .catalog import UnknownGpuError, resolve_gpu
+    try:
+        gpu = resolve_gpu(str(f.gpu)) if isinstance(f.gpu, str) else None
+    except UnknownGpuError as error:
+        raise ProgrammeError(where, "gpu", f.gpu, str(error), "a GPU of the catalog (workbench gpus)") from None
+    if gpu is None:
+        raise ProgrammeError(where, "gpu", f.gpu, "is not text", "a GPU of the catalog (workbench gpus)")
     count = _number(where, "count", f.count, 1, 1_000_000, whole=True)
     if f.pricing not in FLEET_PRICING:
         raise ProgrammeError(where, "pricing", f.pricing, "is not a way of committing to GPUs", ", ".join(FLEET_PRICING))
     start = _number(where, "start_month", f.start_month, 1, horizon, whole=True,
                     allowed=f"a month from 1 to the horizon ({horizon})")
-    term = None if f.term_months is None else _number(where, "term_months", f.term_months, 1, 180, whole=True,
-                                                      allowed="1 to 180 months, or null for the pricing's term")
+    shortest = {"reserved_1y": 12, "reserved_3y": 36}.get(f.pricing, 1)  # a reservation's price needs its term
+    term = None if f.term_months is None else _number(
+        where, "term_months", f.term_months, shortest, 180, whole=True,
+        allowed=f"{shortest} to 180 months for {f.pricing} (its price is for its whole term), or null")
     return Fleet(name=name, gpu=gpu, count=count, pricing=f.pricing, start_month=start, term_months=term,
                  tags=_tags(where, f.tags))
 
