@@ -438,3 +438,13 @@ def test_a_405b_run_writes_at_the_throughput_it_buys():
     assert d["checkpoint_write_seconds"] == pytest.approx(write)
     assert d["pfs_throughput_gb_per_s"] < 1966  # the 1,966 GB/s the 405B run once assumed
     assert d["checkpoint_interval_hours"] == pytest.approx(np.sqrt(2 * write / 3600 * d["cluster_mtbf_hours"]))
+
+
+def test_checkpointing_the_file_system_cannot_keep_up_with_is_said():
+    slow = estimate(params=405e9, n_gpus=16384, pfs_throughput_gb_per_s=0.01, gpu_failure_rate_per_day=0.1)
+    assert [w for w in slow.warnings if "longer than the cluster's" in w and "rarely finish" in w]
+    piled = estimate(checkpoint_writes="asynchronous", checkpoint_interval_hours=0.01, pfs_throughput_gb_per_s=0.01)
+    assert not [w for w in estimate(checkpoint_writes="asynchronous", checkpoint_interval_hours=0.01).warnings
+                if "pile up" in w]  # sized: it buys bytes / interval
+    assert [w for w in piled.warnings if "checkpoints would pile up in host memory" in w]
+    assert not [w for w in estimate().warnings if "pfs_throughput_gb_per_s=" in w]

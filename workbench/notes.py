@@ -102,7 +102,28 @@ def warnings(scenario: Scenario, figures: dict) -> list[str]:
     note = scaling.optimality_warning(figures["active_params"], scenario.tokens, scenario.scaling_law)
     if note:
         out.append(note)
+    out += checkpoint_warnings(scenario, figures)
     return out + boundaries.warnings(scenario, figures)
+
+
+def checkpoint_warnings(scenario: Scenario, figures: dict) -> list[str]:
+    """Checkpointing the file system cannot keep up with: a write longer than the cluster's mean time between
+    failures (the run would rarely finish a checkpoint), or an asynchronous checkpoint the file system cannot drain
+    before the next one."""
+    out = []
+    write_h = float(figures["checkpoint_write_seconds"]) / 3600.0
+    mtbf, interval = float(figures["cluster_mtbf_hours"]), float(figures["checkpoint_interval_hours"])
+    throughput = float(figures["pfs_throughput_gb_per_s"])
+    if np.isfinite(mtbf) and write_h >= mtbf:
+        out.append(f"pfs_throughput_gb_per_s={throughput:.3g}: a checkpoint takes {write_h * 3600:,.0f} s to write, "
+                   f"longer than the cluster's {mtbf * 3600:,.0f} s between failures: the run would rarely finish one "
+                   "and the price assumes it does; buy more throughput, more GPUs' write rate or fewer failures")
+    drain_h = float(figures["checkpoint_bytes"]) / 1e9 / throughput / 3600.0
+    if scenario.checkpoint_writes == "asynchronous" and np.isfinite(interval) and drain_h > interval:
+        out.append(f"pfs_throughput_gb_per_s={throughput:.3g}: an asynchronous checkpoint takes {drain_h * 60:,.1f} "
+                   f"minutes to drain to the file system, longer than the {interval * 60:,.1f}-minute interval: "
+                   "checkpoints would pile up in host memory; buy at least checkpoint bytes / interval")
+    return out
 
 
 def check_serving(scenario: Scenario, figures: dict) -> None:
