@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import csv
 import json
-import warnings
 import zlib
 from dataclasses import dataclass
 from pathlib import Path

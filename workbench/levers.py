@@ -34,9 +34,6 @@ from .boundaries import field_of
 from .data import DataFileError, cached, data_dir, read_table
 from .scenario import Scenario, ScenarioError, fields
 
-#: One year of hours, the term of a 1-year reservation [h].
-HOURS_PER_YEAR = 8766.0
-HOURS_PER_MONTH = HOURS_PER_YEAR / 12.0
 COLUMNS = ("lever", "name", "name_zh", "changes", "applicable", "saving_usd", "risk_usd", "risk_adjusted_saving_usd",
            "days_saved", "value_of_days_usd", "total_usd", "risk", "risk_zh", "risk_priced", "source", "crosses",
            "why_not", "applied")
