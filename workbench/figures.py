@@ -131,7 +131,11 @@ def gpu_price(x, f) -> dict:
             usd[other], rented_source = prices.price_per_gpu_hour(x["gpu"][other], mode[other], x["provider"][other])
             source[other] = [f"{stage.replace('_', ' ')} on {m}: {s}" for m, s in zip(mode[other], rented_source)]
         stage_price[stage], stage_source[stage] = usd, source
-        stage_cost_type[stage] = np.where((mode == "on_demand") | (mode == "spot"), "elastic", "fixed")
+        rented = (mode == "on_demand") | (mode == "spot")
+        # one text where the batch agrees (a Monte Carlo's draws share a pricing): the lines compare it once, not
+        # 100,000 times
+        stage_cost_type[stage] = ("elastic" if rented.all() else "fixed" if not rented.any()
+                                  else np.where(rented, "elastic", "fixed"))
     return {"price_per_gpu_hour": main_price, "price_source": main_source, "cost_type": stage_cost_type["pretrain"],
             "stage_mode": modes, "stage_price": stage_price, "stage_price_source": stage_source,
             "stage_cost_type": stage_cost_type, "gpu_purchase_usd": purchase}
