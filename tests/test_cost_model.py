@@ -448,3 +448,9 @@ def test_checkpointing_the_file_system_cannot_keep_up_with_is_said():
                 if "pile up" in w]  # sized: it buys bytes / interval
     assert [w for w in piled.warnings if "checkpoints would pile up in host memory" in w]
     assert not [w for w in estimate().warnings if "pfs_throughput_gb_per_s=" in w]
+
+
+def test_no_idle_reservation_warning_when_other_work_fills_the_term():
+    filled = estimate(params=1e9, n_gpus=8, tokens=20e9, pricing="reserved_3y", commitment_other_use_share=1.0)
+    assert not [w for w in filled.warnings if "paid idle" in w]
+    assert [w for w in estimate(params=1e9, n_gpus=8, tokens=20e9, pricing="reserved_3y").warnings if "paid idle" in w]

@@ -154,7 +154,8 @@ def _reserved_warnings(scenario, f, share_max: float, why: str) -> list[str]:
         mode = modes[group]
         if mode not in RESERVED_YEARS or gpus <= 0 or hours <= 0:
             continue
-        idle = idle_commitment_gpu_hours(gpus, hours, mode)
+        # the share other work is said to absorb is not idle (commitment_other_use_share)
+        idle = idle_commitment_gpu_hours(gpus, hours, mode) * (1.0 - float(scenario.commitment_other_use_share))
         if idle > share_max * (idle + gpus * hours):
             price = float(np.ravel(f["stage_price"][group])[0])
             term_days = RESERVED_YEARS[mode] * 365.25 * math.ceil(hours / (RESERVED_YEARS[mode] * HOURS_PER_YEAR) - 1e-9)
