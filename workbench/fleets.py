@@ -132,6 +132,9 @@ def apply(programme, runs, figures, frame: pd.DataFrame, horizon: int):
     if programme.fleets:  # the GPUs of every workstream whose GPU matches, in the order the fleets are listed
         fleets = [(f, [i for i, r in enumerate(runs) if r.gpu == f.gpu], "all") for f in programme.fleets]
         implicit = False
+    elif not any(stage_mode(run, purpose) in FLEET_PRICING for run in runs
+                 for purpose in ("training", "post_training", "experiments", "serving")):
+        return frame, 0.0, pd.DataFrame(), [], []  # bought by the hour throughout: nothing committed
     else:
         fleets = implicit_fleets(programme, runs, figures, frame, horizon)
         implicit = True
