@@ -40,7 +40,7 @@ def _without_culler_start_race(log):
     """The log less jupyter_server's culler tripping over a kernel still starting: the culler reads
     ``last_activity`` before the start sets it, logs the traceback, skips that kernel for one pass and carries
     on (caught in ``cull_kernels``; the same race as jupyter/notebook#5345). No page is affected by it."""
-    block = re.compile(r"^\[[^\]\n]*\] The following exception was encountered while checking the idle duration"
+    block = re.compile(r"^\[[^\]\n]*\] (?:[A-Z]+ \| )?The following exception was encountered while checking the idle duration"
                        r" of kernel \S+: The 'last_activity' trait[^\n]*\n"
                        r"(?:.*?\n)*?traitlets\.traitlets\.TraitError: The 'last_activity' trait[^\n]*\n", re.M)
     return block.sub("", log)
