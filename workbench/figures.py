@@ -117,10 +117,10 @@ def gpu_price(x, f) -> dict:
     purchase = fill(x["gpu_purchase_usd"], hardware_price(x["gpu"]))
     owned = np.isnan(price) & self_hosted
     amortised = ownership.amortised_usd_per_gpu_hour(purchase, x["server_share"], x["interconnect_share"],
-                                                     x["useful_life_years"])
+                                                     x["useful_life_years"], x["residual_value_share"])
     main_price = np.where(owned, amortised, price)
-    main_source = np.where(owned, "self-hosted: purchase x (1 + server_share + interconnect_share) / "
-                                  "(useful_life_years x 8766 h) (Cottier et al. 2024)", price_source)
+    main_source = np.where(owned, "self-hosted: purchase x (1 + server_share + interconnect_share) x "
+                                  "(1 - residual_value_share) / (useful_life_years x 8766 h) (Cottier et al. 2024)", price_source)
     modes = stage_modes(x)
     stage_price, stage_source, stage_cost_type = {}, {}, {}
     for stage, mode in modes.items():

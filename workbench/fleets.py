@@ -170,14 +170,35 @@ def apply(programme, runs, figures, frame: pd.DataFrame, horizon: int):
             idle = (capacity - covered) * (1.0 - share)
             after = fleet.count * HOURS_PER_MONTH * max(0.0, fleet.start_month - 1 + term - horizon)
             beyond += after * price * (1.0 - share)
+            owned = _owned_running(programme, fleet) if fleet.pricing == "self_hosted" else None
             for m in np.nonzero(capacity > 0)[0]:
                 if idle[m] > 0:
                     rows.append({"month": m + 1, "workstream": fleet.name, "cycle": 0, "stage": "fleet",
                                  "category": "compute", "item": "idle committed capacity", "cost_type": "fixed",
                                  "cost_usd": idle[m] * price, "gpu_hours": idle[m], "gpu_hour_class": "idle",
                                  "tags": dict(fleet.tags)})
+                    if owned is not None:  # owned servers draw power and are operated idle too
+                        for category, item, usd in (
+                                ("power", "idle committed capacity: electricity", owned["idle_usd_per_gpu_hour"]),
+                                ("staff", "idle committed capacity: data-centre operations", owned["ops_usd_per_gpu_hour"])):
+                            rows.append({"month": m + 1, "workstream": fleet.name, "cycle": 0, "stage": "fleet",
+                                         "category": category, "item": item, "cost_type": "fixed",
+                                         "cost_usd": idle[m] * usd, "gpu_hours": 0.0, "gpu_hour_class": "",
+                                         "tags": dict(fleet.tags)})
                 fleet_months.append({"fleet": fleet.name, "month": m + 1, "capacity_gpu_hours": capacity[m],
-                                     "used_gpu_hours": covered[m], "idle_usd": idle[m] * price})
+                                     "used_gpu_hours": covered[m], "idle_usd": idle[m] * price,
+                                     # owned: the straight-line depreciation booked this month (the cash view
+                                     # replaces it with the purchase and the resale, Timeline.cash)
+                                     "depreciation_usd": (covered[m] + idle[m]) * price if owned is not None else 0.0,
+                                     # owned: what running it cost, and what renting its busy hours would have
+                                     "running_usd": float(_running_usd(owned, covered[m], capacity[m]))
+                                     if owned is not None else 0.0,
+                                     "rent_usd": covered[m] * owned["rent_usd_per_gpu_hour"]
+                                     if owned is not None else 0.0})
+            if owned is not None:
+                after_owned = fleet.count * HOURS_PER_MONTH * max(0.0, fleet.start_month - 1 + term - horizon) \
+                    * (1.0 - share) * (owned["idle_usd_per_gpu_hour"] + owned["ops_usd_per_gpu_hour"])
+                beyond += after_owned
             in_horizon = float(capacity.sum())
             summaries.append({
                 "name": fleet.name, "gpu": fleet.gpu, "count": fleet.count, "pricing": fleet.pricing,
@@ -188,8 +209,9 @@ def apply(programme, runs, figures, frame: pd.DataFrame, horizon: int):
                 "after_horizon_usd": after * price * (1.0 - share),
                 "idle_usd": float(idle.sum()) * price,
                 "utilisation": float(covered.sum() / in_horizon) if in_horizon > 0 else None,
-                # owned: the cash paid in the month of purchase (accounting: straight-line over the life, above)
-                "purchase_usd": fleet.count * price * life * 8766.0 if fleet.pricing == "self_hosted" else None})
+                **(_ownership_summary(programme, fleet, price, covered, capacity, owned) if owned is not None
+                   else {"purchase_usd": None, "resale_usd": None, "resale_month": None, "break_even_months": None,
+                         "rent_usd_per_gpu_hour": None})})
             low = float(covered.sum() / in_horizon) if in_horizon > 0 else 1.0
             if low < 0.5 and float(idle.sum()) > 0:
                 warnings.append(("tw_fleet_idle", {"name": fleet.name, "share": 1 - low,
@@ -215,6 +237,53 @@ def apply(programme, runs, figures, frame: pd.DataFrame, horizon: int):
     if rows:
         frame = pd.concat([frame, pd.DataFrame(rows)], ignore_index=True)
     return frame, beyond, pd.DataFrame(fleet_months), summaries, warnings
+
+
+def _owned_running(programme, fleet: Fleet) -> dict:
+    """What an owned fleet costs to run per GPU-hour besides its depreciation [USD/GPU-h]: electricity idle
+    (``idle_power_share`` of peak) and busy (``power_utilisation``), and data-centre operations staff, from the
+    programme's base (TDP x server factor x PUE x USD/kWh; ops_fte_per_1000_gpus x staff_usd_per_month)."""
+    from . import catalog, ownership
+    base = programme.base_scenario
+    tdp_w = float(np.ravel(catalog.spec(np.array([fleet.gpu], dtype=object), "tdp_w"))[0])
+    kwh = float(ownership.energy_kwh(1.0, tdp_w, base.server_power_factor, 1.0, base.pue))
+    from .prices import price_per_gpu_hour
+    try:  # what renting the same GPU by the hour would cost instead
+        rent = float(np.ravel(price_per_gpu_hour(fleet.gpu, "on_demand", base.provider)[0])[0])
+    except (ScenarioError, KeyError, ValueError):
+        rent = float("nan")
+    return {"idle_usd_per_gpu_hour": kwh * base.idle_power_share * base.usd_per_kwh,
+            "busy_usd_per_gpu_hour": kwh * base.power_utilisation * base.usd_per_kwh,
+            "ops_usd_per_gpu_hour": base.ops_fte_per_1000_gpus / 1000.0 / HOURS_PER_MONTH * base.staff_usd_per_month,
+            "rent_usd_per_gpu_hour": rent}
+
+
+def _running_usd(owned: dict, used, capacity):
+    """An owned fleet's running cost [USD]: electricity busy and idle, and operations on every GPU-hour it has."""
+    return (np.asarray(used) * owned["busy_usd_per_gpu_hour"]
+            + (np.asarray(capacity) - np.asarray(used)) * owned["idle_usd_per_gpu_hour"]
+            + np.asarray(capacity) * owned["ops_usd_per_gpu_hour"])
+
+
+def _ownership_summary(programme, fleet: Fleet, price, covered, capacity, owned) -> dict:
+    """An owned fleet's cash and its comparison with renting: the purchase paid in its first month, the resale
+    received at the end of its life (``residual_value_share``), the on-demand price of the same GPU, and the months
+    of use at the fleet's utilisation after which owning costs less than renting the hours it carries."""
+    from . import ownership
+    base = programme.base_scenario
+    residual = float(base.residual_value_share)
+    capex = fleet.count * price * base.useful_life_years * 8766.0 / (1.0 - residual)
+    rent = owned["rent_usd_per_gpu_hour"]
+    in_horizon = float(capacity.sum())
+    utilisation = float(covered.sum() / in_horizon) if in_horizon > 0 else 0.0
+    month = fleet.count * HOURS_PER_MONTH
+    months = float(ownership.break_even_months(capex, residual, month * utilisation * rent,
+                                               _running_usd(owned, month * utilisation, month))) \
+        if np.isfinite(rent) else float("nan")
+    return {"purchase_usd": capex, "resale_usd": capex * residual,
+            "resale_month": fleet.start_month + int(round(base.useful_life_years * 12)),
+            "break_even_months": months if np.isfinite(months) else None,
+            "rent_usd_per_gpu_hour": rent if np.isfinite(rent) else None}
 
 
 def _on_demand_price(programme, runs, gpu, index_of, workstreams, cost, gpu_hours) -> np.ndarray:

@@ -361,12 +361,11 @@ def programme_levers(programme) -> pd.DataFrame:
                      "changes": "; ".join(f"{k}={_shown(v)}" for k, v in changes.items())})
     # the programme's own lever: development environments released after 15 minutes idle
     held = [w for w in programme.workstreams if w.debug_never_released or w.hidden("debug_auto_release_hours") > 0.25]
-    row = {"lever": "debug_release", "name": "Release idle debug environments after 15 minutes",
-           "name_zh": "调试环境空闲 15 分钟后释放", "changes": "debug_auto_release_hours=0.25 on every workstream",
-           "risk": "A developer away longer than the timeout loses the session's state and waits for a new one",
-           "risk_zh": "离开超过超时时间的开发者会丢失会话状态并等待新环境", "risk_priced": False,
-           "source": "Planning guides: auto-release idle development environments; a notebook culler's timeout",
-           "crosses": [], "why_not": "", "applied": {}}
+    row = _own_row("debug_release", ("Release idle debug environments after 15 minutes", "调试环境空闲 15 分钟后释放"),
+                   "debug_auto_release_hours=0.25 on every workstream",
+                   ("A developer away longer than the timeout loses the session's state and waits for a new one",
+                    "离开超过超时时间的开发者会丢失会话状态并等待新环境"),
+                   "Planning guides: auto-release idle development environments; a notebook culler's timeout")
     if held:
         from dataclasses import replace
         released = programme.replace(workstreams=tuple(
@@ -376,4 +375,43 @@ def programme_levers(programme) -> pd.DataFrame:
                      "applied": {"workstreams": [w.name for w in held]}})
     else:
         rows.append({**row, "applicable": False, "why_not": "every workstream already releases within 15 minutes"})
+    rows.append(_rent_not_own(programme, base_timeline, priced))
     return _ranked(rows)
+
+
+def _own_row(lever, names, changes, risks, source) -> dict:
+    """A programme's own lever (not in data/levers.csv: it changes workstreams or fleets, not the base)."""
+    return {"lever": lever, "name": names[0], "name_zh": names[1], "changes": changes, "risk": risks[0],
+            "risk_zh": risks[1], "risk_priced": False, "source": source, "crosses": [], "why_not": "", "applied": {}}
+
+
+def _rent_not_own(programme, timeline, priced) -> dict:
+    """The programme's own lever on owned hardware: rent the same GPUs on demand instead (owned fleets dropped, a
+    base bought ``self_hosted`` rented on demand; workstreams that set their pricing keep theirs). A negative
+    saving says owning pays for itself; the fleets' break-even months say after how long."""
+    row = _own_row("rent_not_own", ("Rent the GPUs on demand instead of owning them", "按需租用 GPU，而非自建"),
+                   "pricing=on_demand; owned fleets dropped",
+                   ("Capacity for a large cluster may not be free on demand when needed; the rented price can move",
+                    "大规模集群在需要时未必能按需获得；租用价格可能变动"),
+                   "Planning guides: self-built clusters against cloud; Cottier et al. 2024 (amortised hardware)")
+    owned = [f for f in timeline.fleets if f.get("purchase_usd") is not None]
+    if not owned:
+        return {**row, "applicable": False, "why_not": "no owned hardware in the plan"}
+    base = dict(programme.base)
+    changes = {}
+    if programme.base_scenario.pricing == "self_hosted":
+        changes = {"pricing": "on_demand"}
+        changes.update({name: "on_demand" for name in ("experiment_pricing", "post_training_pricing",
+                                                         "serving_pricing") if base.get(name) == "self_hosted"})
+    variant = programme.replace(base={**base, **changes},
+                                fleets=tuple(f for f in programme.fleets if f.pricing != "self_hosted"))
+    months = [f["break_even_months"] for f in owned if f.get("break_even_months") is not None]
+    row["risk"] += (f"; owning pays for itself after {min(months):.0f} months of use at the fleets' utilisation"
+                    if months else "; at the fleets' utilisation, owning never pays for itself")
+    row["risk_zh"] += (f"；按集群当前利用率，自建在使用 {min(months):.0f} 个月后优于租用" if months
+                       else "；按集群当前利用率，自建永远不会优于租用")
+    try:
+        figures = priced(variant, None)
+    except Exception as error:  # noqa: BLE001 - a workstream that cannot take it (reported, not raised)
+        return {**row, "applicable": False, "why_not": str(error)}
+    return {**row, **figures, "applicable": True, "applied": {**changes, "fleets": "owned dropped"}}

@@ -76,6 +76,19 @@ def commitment_lines(x, f) -> list[Line]:
                                _where(np.isin(mode, ("reserved_1y", "reserved_3y", "self_hosted")),
                                       "0: the plan uses the whole term, or other work absorbs it "
                                       "(commitment_other_use_share)", "0: bought by the hour (nothing committed)"))))
+        # owned hardware also draws power and needs its operations staff while idle (a reservation does not)
+        owned = np.asarray(mode == "self_hosted", dtype=bool)
+        idle_owned = np.where(owned, idle, 0.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            idle_kwh = f["kwh_per_gpu_hour"] * x["idle_power_share"] / x["power_utilisation"]
+        out.append(Line(stage, "power", f"{item}: electricity", idle_owned * idle_kwh, "kWh", f["power_price"], "fixed",
+                        "idle GPU-h x TDP x server factor x idle_power_share x PUE",
+                        _where(owned, "owned servers draw power idle (idle_power_share)", "0: not owned")))
+        out.append(Line(stage, "staff", f"{item}: data-centre operations",
+                        operations.fte_months(idle_owned / (24.0 * operations.DAYS_PER_MONTH) / 1000.0, x["ops_fte_per_1000_gpus"]),
+                        "FTE-month", x["staff_usd_per_month"], "fixed",
+                        "idle GPU-months / 1000 x ops_fte_per_1000_gpus",
+                        _where(owned, "owned hardware is operated busy or idle", "0: not owned")))
     return out
 
 

@@ -25,10 +25,28 @@ def hardware_prices() -> dict[str, float]:
     return dict(zip(table["sku"], table["usd_per_gpu"]))
 
 
-def amortised_usd_per_gpu_hour(purchase_usd, server_share, interconnect_share, useful_life_years):
-    """Hardware cost of one GPU-hour [USD/GPU-h]: purchase x (1 + server + interconnect) / life hours."""
-    capex = np.asarray(purchase_usd, dtype=float) * (1.0 + np.asarray(server_share) + np.asarray(interconnect_share))
-    return capex / (np.asarray(useful_life_years, dtype=float) * HOURS_PER_YEAR)
+def capex_usd_per_gpu(purchase_usd, server_share, interconnect_share):
+    """Cash paid for one GPU's share of the cluster [USD/GPU]: purchase x (1 + server + interconnect)."""
+    return np.asarray(purchase_usd, dtype=float) * (1.0 + np.asarray(server_share) + np.asarray(interconnect_share))
+
+
+def amortised_usd_per_gpu_hour(purchase_usd, server_share, interconnect_share, useful_life_years,
+                               residual_value_share=0.0):
+    """Hardware cost of one GPU-hour [USD/GPU-h]: straight-line depreciation of purchase x (1 + server +
+    interconnect) less its resale value at the end of the life, over the life's hours."""
+    capex = capex_usd_per_gpu(purchase_usd, server_share, interconnect_share)
+    return capex * (1.0 - np.asarray(residual_value_share, dtype=float)) / (
+        np.asarray(useful_life_years, dtype=float) * HOURS_PER_YEAR)
+
+
+def break_even_months(capex_usd, residual_value_share, rent_usd_per_month, running_usd_per_month):
+    """Months of use after which owning costs less than renting the same hours [month]: the purchase less its
+    resale value, over what a month of renting costs beyond a month of running the owned hardware (power,
+    operations). Infinite where renting a month costs no more than running one."""
+    saving = np.asarray(rent_usd_per_month, dtype=float) - np.asarray(running_usd_per_month, dtype=float)
+    net = np.asarray(capex_usd, dtype=float) * (1.0 - np.asarray(residual_value_share, dtype=float))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(saving > 0, net / np.where(saving > 0, saving, 1.0), np.inf)
 
 
 def energy_kwh(gpu_hours, tdp_w, server_power_factor, power_utilisation, pue):

@@ -265,7 +265,7 @@ def serving_block(programme, workstreams, runs, ends, horizon, owners):
                 except ScenarioError as error:
                     raise ProgrammeError(owners[i], error.field, error.value, error.problem, error.allowed) from None
             raise
-        lines = lines[(lines["stage"] == "inference") & (lines["item"] != "idle committed capacity")]
+        lines = lines[(lines["stage"] == "inference") & ~lines["item"].str.startswith("idle committed capacity")]
         frames.append(lines.assign(scenario=index[lines["scenario"].to_numpy()]))
     lines = pd.concat(frames, ignore_index=True)
     index = lines["scenario"].to_numpy()

@@ -241,6 +241,11 @@ class ProgrammeView:
             "kpis": (pc.kpi_lines, {"frame": pv.kpis(tl, cur, lang)},
                      {"title": t("chart_kpis", lang), "month_title": t("month", lang)}),
         }
+        owned = pv.own_or_rent(tl, cur, lang)
+        if len(owned):  # an owned fleet: when owning it pays for itself against renting its hours
+            parts["own_or_rent"] = (pc.own_or_rent, {"frame": owned},
+                                    {"title": t("chart_own_or_rent", lang), "month_title": t("month", lang),
+                                     "cost_title": t("cost", lang), "currency": cur})
         spec, datasets = self.stack.update(parts)
         self.chart.show(spec, datasets)
         self._render_headline()
@@ -283,7 +288,19 @@ class ProgrammeView:
                 f"<div class='wb-card {cls}'><div class='wb-card-label'>{html.escape(label)}</div>"
                 f"<div class='wb-card-value'>{html.escape(value)}</div></div>" for label, value, cls in cards)
             + "</div>" + (f"<div class='wb-programme-alerts'><b>{html.escape(t('alerts', lang))}</b>: "
-                          + " · ".join(html.escape(a) for a in alerts) + "</div>" if alerts else "") + beyond)
+                          + " · ".join(html.escape(a) for a in alerts) + "</div>" if alerts else "") + beyond
+            + self._fleets_html())
+
+    def _fleets_html(self) -> str:
+        """The committed GPUs, what they cost idle and how much they are used (nothing when all is rented)."""
+        table = pv.fleets_table(self.timeline, self.currency, self.lang)
+        if not len(table):
+            return ""
+        head = "".join(f"<th>{html.escape(c)}</th>" for c in table.columns)
+        body = "".join("<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in row) + "</tr>"
+                       for row in table.itertuples(index=False))
+        return (f"<div class='wb-fleets'><b>{html.escape(t('fleets', self.lang))}</b>"
+                f"<table class='wb-lines'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
 
     def _download(self, name: str) -> bytes:
         if name == "programme.json":

@@ -119,3 +119,18 @@ def plan_vs_actual(spend: pd.DataFrame, lines: pd.DataFrame, *, title="Billed sp
                                                                             text="label:N")
         charts.append(alt.layer(line, rules, labels, title=resource, width=width, height=200))
     return alt.concat(*charts, columns=per_row, title=title).resolve_scale(y="independent")
+
+
+def own_or_rent(frame: pd.DataFrame, *, title="Owning the fleet or renting its hours: cumulative cost",
+                month_title="Month", cost_title="Cost", currency="USD") -> alt.Chart:
+    """Two lines per owned fleet: the cumulative cost of owning it and of renting the hours it carried; where
+    they cross, owning has paid for itself. Frame: fleet, month, option, cost."""
+    return alt.Chart(_source(frame, "frame"), title=title, width=WIDTH, height=220).mark_line(point=True).encode(
+        x=alt.X("month:Q", title=month_title, axis=alt.Axis(tickMinStep=1, format="d")),
+        y=alt.Y("cost:Q", title=f"{cost_title} [{currency}]", axis=alt.Axis(labelExpr=_BILLIONS)),
+        color=alt.Color("option:N", title="", legend=alt.Legend(orient="bottom", labelLimit=400)),
+        detail="fleet:N",
+        tooltip=[alt.Tooltip("fleet:N", title=""), alt.Tooltip("option:N", title=""),
+                 alt.Tooltip("month:Q", title=month_title),
+                 alt.Tooltip("cost:Q", title=f"{cost_title} [{currency}]", format=",.0f")])
+

@@ -169,3 +169,49 @@ def plan_vs_actual(review, lang="en", rate_usd=1.0) -> tuple[pd.DataFrame, pd.Da
                           "label": [f"{p:g} %" for p in alerts["percent"]],
                           "threshold": alerts["threshold_usd"].to_numpy() * rate_usd})
     return pd.concat(frames, ignore_index=True), lines
+
+
+def own_or_rent(timeline: Timeline, currency="USD", lang="en") -> pd.DataFrame:
+    """Each owned fleet's cumulative cost by month, two ways: owned (the purchase in its first month, then its
+    electricity and operations) and rented (the hours it carried, at the same GPU's on-demand price). Long:
+    ``fleet``, ``month``, ``option`` (label), ``cost``; empty without an owned fleet."""
+    columns = ["fleet", "month", "option", "cost"]
+    owned = [f for f in timeline.fleets if f.get("purchase_usd") is not None and f.get("rent_usd_per_gpu_hour")]
+    if not owned or not len(timeline.fleet_months):
+        return pd.DataFrame(columns=columns)
+    k = rate(timeline, currency)
+    frames = []
+    for fleet in owned:
+        months = timeline.fleet_months[timeline.fleet_months["fleet"] == fleet["name"]].sort_values("month")
+        own = months["running_usd"].cumsum() + fleet["purchase_usd"]
+        rent = months["rent_usd"].cumsum()
+        for label, values in ((t("own_fleet", lang), own), (t("rent_hours", lang), rent)):
+            frames.append(pd.DataFrame({"fleet": fleet["name"], "month": months["month"].to_numpy(),
+                                        "option": label, "cost": values.to_numpy(dtype=float) * k}))
+    return pd.concat(frames, ignore_index=True)[columns]
+
+
+def fleets_table(timeline: Timeline, currency="USD", lang="en") -> pd.DataFrame:
+    """The fleets as a finance reader reads them: name, GPUs, how bought, months of the term, committed amount,
+    what is paid idle in the horizon, the share used, and (owned) the months of use after which owning beats
+    renting. Columns in the display language; money rounded in the display currency."""
+    from .i18n import choice_label
+    k = rate(timeline, currency)
+    rows = []
+    for f in timeline.fleets:
+        if f.get("purchase_usd") is None:
+            break_even = "–"
+        elif f.get("break_even_months") is None:
+            break_even = t("never", lang)
+        else:
+            break_even = t("months_of_use", lang).format(months=f["break_even_months"])
+        end = f["start_month"] + f["term_months"] - 1
+        rows.append({t("fleet_name", lang): f["name"], t("fleet_gpus", lang): f"{f['count']:,}",
+                     t("fleet_bought", lang): choice_label("pricing", f["pricing"], lang),
+                     t("fleet_months", lang): f"{f['start_month']}–{end}",
+                     t("fleet_committed", lang): f"{f['committed_usd'] * k:,.0f} {currency}",
+                     t("fleet_idle", lang): f"{f['idle_usd'] * k:,.0f} {currency}",
+                     t("fleet_used", lang): "–" if f["utilisation"] is None else f"{f['utilisation']:.0%}",
+                     t("fleet_break_even", lang): break_even})
+    return pd.DataFrame(rows)
+

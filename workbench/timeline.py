@@ -142,6 +142,25 @@ class Timeline:
                                                                         / (tokens["served_tokens"] / 1e6), np.nan)
         return out
 
+    def cash(self) -> pd.DataFrame:
+        """Spend per month two ways [USD]: ``accounting_usd`` as the lines book it (owned hardware depreciated
+        straight-line over its life), and ``cash_usd`` with owned hardware paid in full in its fleet's first month and
+        its resale received in the month it is sold, when that falls in the horizon; with their running totals."""
+        months = pd.Index(range(1, self.programme.horizon_months + 1), name="month")
+        accounting = self.lines.groupby("month")["cost_usd"].sum().reindex(months, fill_value=0.0)
+        cash = accounting.copy()
+        if len(self.fleet_months) and "depreciation_usd" in self.fleet_months:
+            cash -= self.fleet_months.groupby("month")["depreciation_usd"].sum().reindex(months, fill_value=0.0)
+        for fleet in self.fleets:
+            if fleet.get("purchase_usd") is None:
+                continue
+            if fleet["start_month"] in cash.index:
+                cash[fleet["start_month"]] += fleet["purchase_usd"]
+            if fleet["resale_month"] in cash.index:
+                cash[fleet["resale_month"]] -= fleet["resale_usd"]
+        return pd.DataFrame({"accounting_usd": accounting, "cash_usd": cash,
+                             "accounting_cumulative_usd": accounting.cumsum(), "cash_cumulative_usd": cash.cumsum()})
+
     def _fleet_utilisation(self, months) -> np.ndarray:
         """The share of the fleets' GPU-hours the work used, per month (NaN without a fleet that month)."""
         if not len(self.fleet_months):
