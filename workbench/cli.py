@@ -290,6 +290,17 @@ def _print_plan(tl) -> None:
         print(fleets.to_string(index=False, formatters={
             "committed_usd": "{:,.0f}".format, "in_horizon_usd": "{:,.0f}".format, "idle_usd": "{:,.0f}".format,
             "utilisation": lambda x: "-" if x is None or pd.isna(x) else f"{x:.0%}"}))
+        owned = [f for f in tl.fleets if f.get("purchase_usd") is not None]
+        for f in owned:
+            months = f.get("break_even_months")
+            print(f"  {f['name']}: bought for {f['purchase_usd']:,.0f} USD in month {f['start_month']} (cash), "
+                  f"depreciated over {f['term_months']} months; owning beats renting on demand "
+                  + (f"after {months:.0f} months of use at its utilisation" if months is not None
+                     else "never at its utilisation"))
+        if owned:
+            cash = tl.cash()
+            print(f"  Cash paid in the horizon: {cash['cash_cumulative_usd'].iloc[-1]:,.0f} USD "
+                  f"(accounting view: {cash['accounting_cumulative_usd'].iloc[-1]:,.0f} USD)")
     kpis = tl.kpis()[["usd_per_trained_token", "usd_per_million_served_tokens", "productive_gpu_hour_share",
                       "fixed_share"]]
     kpis = kpis.assign(usd_per_trained_token=kpis["usd_per_trained_token"] * 1e6).rename(
