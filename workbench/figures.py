@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import catalog, compute, failures, finetune, memory, mfu, operations, ownership, prices, scaling, serving, storage
+from . import annotation, catalog, compute, failures, finetune, memory, mfu, operations, ownership, prices, scaling, serving, storage
 from .scenario import fields
 
 #: The figures an estimate reports (``Estimate.details`` and its headline), in the order of ``to_dict``.
@@ -22,6 +22,7 @@ PUBLIC = (
     "interruptions_per_day", "cluster_mtbf_hours", "checkpoint_interval_hours", "checkpoint_write_seconds",
     "checkpoint_bytes", "dataset_bytes", "pretrain_interruptions", "pretrain_days_with_overheads",
     "training_days_total", "sft_days", "preference_days", "evaluation_days", "sft_gpu_hours", "preference_gpu_hours",
+    "noisy_label_factor",
     "evaluation_gpu_hours", "staff_months", "reward_model_params", "gpu_purchase_usd", "serving_gpus",
     "serving_gpus_peak", "serving_replica_gpus", "serving_batch", "serving_batch_limit", "serving_tpot_ms",
     "serving_ttft_s", "serving_meets_targets", "serving_fits", "serving_min_replica_gpus", "serving_utilisation",
@@ -186,17 +187,21 @@ def stage_modes(x) -> dict:
 def post_training(x, f) -> dict:
     """GPU-hours of SFT, the reward model, rollouts, policy updates and evaluation, on the training cluster."""
     active, peak, mfu_used = f["active_params"], f["peak_flops_per_s"], f["mfu"]
-    sft_tokens = x["sft_examples"] * x["sft_tokens_per_example"] * x["sft_epochs"]
+    # labels still wrong after rework need more passes (or samples) for the same signal: SFT and the reward model
+    noise = annotation.noisy_label_factor(annotation.residual_noise_share(x["label_noise_share"],
+                                                                          x["annotation_rework_rate"]))
+    sft_tokens = x["sft_examples"] * x["sft_tokens_per_example"] * x["sft_epochs"] * noise
     sft_hours = compute.gpu_hours(finetune.sft_flops(active, sft_tokens, x["sft_trainable_fraction"], x["seq_len"],
                                                      f["d_model"], f["n_layers"]), peak, mfu_used)
     rm_params = fill(x["reward_model_params"], active)
     rm_d_model = compute.derived_d_model(rm_params)
-    rm_tokens = x["preference_pairs"] * x["preference_tokens_per_pair"] * x["reward_model_epochs"]
+    rm_tokens = x["preference_pairs"] * x["preference_tokens_per_pair"] * x["reward_model_epochs"] * noise
     rm_hours = compute.gpu_hours(compute.training_flops(rm_params, rm_tokens, x["seq_len"], rm_d_model,
                                                         compute.derived_n_layers(rm_d_model)), peak, mfu_used)
     rollout_tokens = x["rl_prompts"] * x["rl_samples_per_prompt"] * x["rl_tokens_per_sample"]
     eval_tokens = x["eval_checkpoints"] * x["eval_tokens_per_checkpoint"]
-    return {"sft_gpu_hours": sft_hours, "reward_model_params": rm_params, "reward_model_gpu_hours": rm_hours,
+    return {"noisy_label_factor": noise, "sft_gpu_hours": sft_hours, "reward_model_params": rm_params,
+            "reward_model_gpu_hours": rm_hours,
             "rollout_gpu_hours": compute.gpu_hours(finetune.forward_flops(active, rollout_tokens), peak, x["rollout_mfu"]),
             "policy_update_gpu_hours": compute.gpu_hours(finetune.policy_update_flops(active, rm_params, rollout_tokens),
                                                          peak, mfu_used),

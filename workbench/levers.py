@@ -42,7 +42,7 @@ COLUMNS = ("lever", "name", "name_zh", "changes", "applicable", "saving_usd", "r
 #: The conditions ``applies_when`` may name (see :func:`_conditions`).
 CONDITIONS = ("cloud", "not_spot", "on_demand", "not_reserved", "has_fp8", "not_fp8", "serving", "fixed", "serving_bf16",
               "no_prefix_cache", "checkpoint_interval_hours", "catalogue_price", "experiments", "experiments_not_spot",
-              "logs_above_sampled", "above_average", "checkpoints_above")
+              "logs_above_sampled", "above_average", "checkpoints_above", "preference_labels", "full_sft")
 
 
 @cached
@@ -105,6 +105,9 @@ def _conditions(scenario: Scenario) -> dict:
                                "logs are already sampled at 10 % or less and kept 30 days or less"),
         "above_average": (scenario.serving_headroom > 1.0 / scenario.peak_to_average + 1e-9,
                           "capacity is already at or below the mean traffic"),
+        "preference_labels": (scenario.preference_pairs > 0, "no human preference comparisons are planned"),
+        "full_sft": (scenario.sft_examples > 0 and scenario.sft_trainable_fraction > 0.01,
+                     "no SFT, or it already trains 1 % of the parameters or fewer"),
         "checkpoints_above": (scenario.checkpoints_kept_hot > 1 or scenario.checkpoints_kept_object > 3,
                               "checkpoints kept are already at 1 hot and 3 in object storage or fewer"),
     }
