@@ -59,8 +59,13 @@ def test_annotation_hand_checked(default):
     assert line(default, "sft", "SFT examples: QA review")["cost_usd"] == pytest.approx(27_540)
     # preference: 1,418,091 x 0.30 = 425,427.30
     assert line(default, "preference", "preference comparisons")["cost_usd"] == pytest.approx(425_427.3)
+    # evaluation per release: 12,000 human ratings x 0.30 = 3,600; 1,465 judge prompts x 2,500 tokens x 4 USD/M
+    # = 14.65; 80 red-teaming hours x 100 = 8,000
+    assert line(default, "evaluation", "human evaluation")["cost_usd"] == pytest.approx(3_600)
+    assert line(default, "evaluation", "model-judge calls")["cost_usd"] == pytest.approx(14.65)
+    assert line(default, "evaluation", "red-teaming")["cost_usd"] == pytest.approx(8_000)
     total = default.totals("category")["annotation"]
-    assert total == pytest.approx((275_400 + 425_427.3) * 1.2)
+    assert total == pytest.approx((275_400 + 425_427.3) * 1.2 + 3_600 + 14.65 + 8_000)
 
 
 def test_logging_and_staff_hand_checked(default):
@@ -104,7 +109,7 @@ def test_experiments_and_redundancy_hand_checked(default):
     # the done-when of issue 28: below the pre-training GPU compute, and 0 on failures, experiments, rework
     compute = default.lines[(default.lines["stage"] == "pretrain") & (default.lines["item"] == "accelerator time")]
     assert redundancy < compute["cost_usd"].sum()
-    assert round(redundancy) == 128_697 and round(default.total_cost_usd) == 1_527_600  # 418,052 and 1,811,558 before
+    assert round(redundancy) == 129_846 and round(default.total_cost_usd) == 1_540_365  # 418,052 and 1,811,558 before
 
 
 def test_failures_hand_checked():

@@ -46,7 +46,7 @@ def test_repeated_url_key_follows_the_same_rule_as_from_query():
 
 def test_planner_matches_estimate(planner):
     assert planner.est.total_cost_usd == pytest.approx(estimate().total_cost_usd)
-    assert "1,527," in planner.headline.value and "USD" in planner.headline.value
+    assert "1,540," in planner.headline.value and "USD" in planner.headline.value
 
 
 def test_typed_value_validates_next_to_its_control():

@@ -254,9 +254,18 @@ def finetuned_checkpoint_line(stage, x, f) -> Line:
 
 
 def evaluation_lines(x, f) -> list[Line]:
-    """Benchmark runs on the checkpoints evaluated, and their overheads."""
+    """Benchmark runs on the checkpoints evaluated and their overheads, and what a release is judged by besides:
+    people rating its answers, a judge model grading them, specialists red-teaming it."""
     return [_compute("evaluation", "benchmark runs", f["evaluation_gpu_hours"],
                      "2·N × eval_tokens_per_checkpoint × eval_checkpoints / (peak × MFU)", f),
+            Line("evaluation", "annotation", "human evaluation", x["human_eval_ratings"], "rating",
+                 x["human_eval_usd_per_rating"], "elastic", "human_eval_ratings per release", "human_eval_ratings"),
+            Line("evaluation", "annotation", "model-judge calls",
+                 x["judge_eval_prompts"] * x["judge_tokens_per_prompt"] / 1e6, "M tokens",
+                 x["judge_usd_per_million_tokens"], "elastic", "judge_eval_prompts x judge_tokens_per_prompt",
+                 "judge_usd_per_million_tokens"),
+            Line("evaluation", "annotation", "red-teaming", x["red_team_hours"], "hour", x["red_team_usd_per_hour"],
+                 "elastic", "red_team_hours per release", "red_team_usd_per_hour"),
             *training_overheads("evaluation", x, f)]
 
 
