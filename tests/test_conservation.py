@@ -258,8 +258,9 @@ def test_a_single_scenario_that_no_plan_can_hold_is_flagged_in_the_review(tmp_pa
 
 
 @settings(max_examples=20, **SETTINGS)
-@given(st.sampled_from([1e9, 7e9, 70e9]), st.sampled_from([0.0, 3.0, 12.0]), st.sampled_from([None, 0.5, 30.0, 200.0]),
-       st.sampled_from([0.0, 4.0]), st.sampled_from([1.0, 1.3, 2.0]), st.sampled_from(["on_demand", "self_hosted"]))
+@given(st.sampled_from([1e9, 7e9, 70e9]), st.sampled_from([0.0, 0.5, 1.5, 3.0, 12.0]), st.sampled_from([None, 0.5, 30.0, 200.0]),
+       st.sampled_from([0.0, 4.0]), st.sampled_from([1.0, 1.3, 2.0]),
+       st.sampled_from(["on_demand", "self_hosted", "reserved_1y", "reserved_3y"]))
 def test_of_scenario_total_and_beyond_is_the_estimate(params, serving, staff_months, fte, redundancy, pricing):
     s = workbench.Scenario(params=params, serving_months=serving, staff_months=staff_months, staff_fte=fte,
                            redundancy_factor=redundancy, pricing=pricing, requests_per_day=1e6)
@@ -384,3 +385,20 @@ def test_autoscaled_serving_falls_with_a_peakier_day_by_less_than_one_replica(pa
     replica_month = np.asarray(d["serving_replica_gpus"], float) * np.asarray(d["price_per_gpu_hour"], float) * 730.5
     # whole replicas: a flat day rounds every 5-minute step up; a varying one sometimes sits just under a whole number
     assert np.all(month[0] - month <= replica_month + 1e-6)
+
+
+@pytest.mark.parametrize("pricing", ["reserved_1y", "self_hosted"])
+def test_a_long_committed_run_and_its_experiments_fit_the_commitment_the_estimate_counts(pricing):
+    """A 405B run on 16,384 reserved GPUs, with experiments half its size on the same cluster: the timeline holds
+    them on the cluster before the run (sequential, as the estimate's commitment counts them), not beside it on
+    rented GPUs (the programme was 23 % dearer than the estimate before)."""
+    s = workbench.Scenario(params=405e9, tokens=15.6e12, n_gpus=16384, pricing=pricing)
+    tl = timeline.evaluate(pg.of_scenario(s))
+    cleaning = tl.lines.loc[tl.lines["category"] == "data_processing", "cost_usd"].sum()
+    assert tl.total_cost_usd + tl.beyond_horizon_usd - cleaning == pytest.approx(
+        workbench.estimate(s).total_cost_usd, rel=1e-9)
+    assert not [w for w in tl.warning_items if w[0] == "tw_fleet_overflow"]
+    experiments = tl.lines[tl.lines["gpu_hour_class"] == "experiments"]
+    run = tl.lines[tl.lines["gpu_hour_class"] == "productive"]
+    assert experiments["month"].min() < run["month"].min() or experiments["month"].max() <= run["month"].min()
+

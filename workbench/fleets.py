@@ -85,9 +85,15 @@ def implicit_fleets(programme, runs, figures, frame, horizon) -> list[tuple[Flee
             held = mine[mine["gpu_hour_class"] != "debug"].groupby(["month", "workstream"]).size().reset_index()
             held["gpus"] = held["workstream"].map(lambda name: figures["n_gpus"][index_of[name]])
             count = held.groupby("month")["gpus"].sum().max() if len(held) else 1
-        else:  # the base replicas' GPUs, on average over the busiest month
-            count = mine.groupby("month")["gpu_hours"].sum().max() / HOURS_PER_MONTH
+        else:  # the base replicas' GPUs while some version is live, in the busiest month
+            live = served_share(programme, [programme.workstreams[i] for i in members], figures, members, horizon)
+            used = mine.groupby("month")["gpu_hours"].sum().reindex(range(1, horizon + 1), fill_value=0.0).to_numpy()
+            with np.errstate(invalid="ignore", divide="ignore"):
+                count = float(np.max(np.where(live > 1e-6, used / (HOURS_PER_MONTH * np.where(live > 1e-6, live, 1.0)),
+                                              0.0)))
         start = int(mine["month"].min())
+        if purpose == "serving":  # from the moment the first version goes live, not from the start of its month
+            start = float(first_live(programme, members, figures)) + 1.0
         term = Fleet("x", gpu, 1, mode).term(life)
         name = f"{gpu} {purpose.replace('_', '-') if purpose != 'training' else 'cluster'}, {mode.replace('_', ' ')}"
         while name in names:
@@ -99,6 +105,39 @@ def implicit_fleets(programme, runs, figures, frame, horizon) -> list[tuple[Flee
         out.append((Fleet(name=name, gpu=gpu, count=count, pricing=mode, start_month=start, term_months=term * terms),
                     members, purpose))
     return out
+
+
+def _live_windows(programme, members, figures) -> list[tuple[float, float]]:
+    """[start, end) of each version's serving [months from the programme's start]."""
+    out = []
+    for i in members:
+        w = programme.workstreams[i]
+        if w.serve_months > 0:
+            out += [(t + figures["cycle_end_months"][i], t + figures["cycle_end_months"][i] + w.serve_months)
+                    for t in w.cycle_starts()]
+    return out
+
+
+def first_live(programme, members, figures) -> float:
+    """When the first version of ``members`` goes live [months from the programme's start]."""
+    windows = _live_windows(programme, members, figures)
+    return min(a for a, _ in windows) if windows else 0.0
+
+
+def served_share(programme, workstreams, figures, members, horizon) -> np.ndarray:
+    """The share of each month (1 to the horizon) in which some version of ``members`` is live [fraction]."""
+    windows = sorted(_live_windows(programme, members, figures))
+    merged: list[list[float]] = []
+    for a, b in windows:  # the union of the live windows
+        if merged and a <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], b)
+        else:
+            merged.append([a, b])
+    months = np.arange(horizon, dtype=float)
+    share = np.zeros(horizon)
+    for a, b in merged:
+        share += np.clip(np.minimum(b, months + 1) - np.maximum(a, months), 0.0, 1.0)
+    return np.minimum(share, 1.0)
 
 
 def fleet_price(programme, fleet: Fleet, runs, figures, members) -> float:
@@ -202,7 +241,8 @@ def apply(programme, runs, figures, frame: pd.DataFrame, horizon: int):
             in_horizon = float(capacity.sum())
             summaries.append({
                 "name": fleet.name, "gpu": fleet.gpu, "count": fleet.count, "pricing": fleet.pricing,
-                "start_month": fleet.start_month, "term_months": term, "implicit": implicit, "carries": purpose,
+                # the month it starts in (an implicit serving fleet starts when the first version goes live)
+                "start_month": int(math.floor(fleet.start_month + 1e-9)), "term_months": term, "implicit": implicit, "carries": purpose,
                 "price_usd_per_gpu_hour": price,
                 "committed_usd": fleet.count * HOURS_PER_MONTH * term * price,
                 "in_horizon_usd": float((covered + idle).sum()) * price,
@@ -281,7 +321,7 @@ def _ownership_summary(programme, fleet: Fleet, price, covered, capacity, owned)
                                                _running_usd(owned, month * utilisation, month))) \
         if np.isfinite(rent) else float("nan")
     return {"purchase_usd": capex, "resale_usd": capex * residual,
-            "resale_month": fleet.start_month + int(round(base.useful_life_years * 12)),
+            "resale_month": int(math.floor(fleet.start_month + 1e-9)) + int(round(base.useful_life_years * 12)),
             "break_even_months": months if np.isfinite(months) else None,
             "rent_usd_per_gpu_hour": rent if np.isfinite(rent) else None}
 

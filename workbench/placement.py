@@ -127,8 +127,11 @@ def training_block(programme, workstreams, runs, lines, offsets, ends, horizon) 
         cycles = np.array(w.cycle_starts())
         n, n_cycles = len(mine), len(cycles)
         t0 = np.repeat(cycles, n)
-        start = t0 + np.tile([offsets[i, st][0] for st in mine["stage"]], n_cycles)
-        end = t0 + np.tile([offsets[i, st][1] for st in mine["stage"]], n_cycles)
+        # the trial-and-error runs have a window of their own (before the run on a committed cluster)
+        window = ["experiments" if klass == "experiments" and st == "pretrain" else st
+                  for st, klass in zip(mine["stage"], mine["gpu_hour_class"])]
+        start = t0 + np.tile([offsets[i, st][0] for st in window], n_cycles)
+        end = t0 + np.tile([offsets[i, st][1] for st in window], n_cycles)
         p = np.tile(mine["profile"].to_numpy(), n_cycles)
         release = t0 + ends[i]
         a = np.select([p == "start", p == "release", p == "retention_from_end", p == "archive"],

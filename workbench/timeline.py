@@ -199,6 +199,20 @@ def _records(frame: pd.DataFrame) -> list[dict]:
     return out
 
 
+def _experiment_months(runs, lines, figures) -> np.ndarray:
+    """Months each run's trial-and-error and ablation runs hold its cluster before the main run: their GPU-hours
+    over the cluster's GPUs, where the cluster is committed (reserved or owned) and they are bought the same way;
+    0 elsewhere (they run alongside, on GPUs bought for them)."""
+    out = np.zeros(len(runs))
+    mine = lines[(lines["stage"] == "pretrain") & (lines["item"] == "trial-and-error and ablation runs")]
+    hours = mine.groupby("scenario")["quantity"].sum()
+    for i, run in enumerate(runs):
+        same = run.experiment_pricing in ("same", run.pricing)
+        if run.pricing in fleets.FLEET_PRICING and same and i in hours.index and figures["n_gpus"][i] > 0:
+            out[i] = float(hours[i]) / figures["n_gpus"][i] / 24.0 / DAYS_PER_MONTH
+    return out
+
+
 def evaluate(programme: Programme) -> Timeline:
     """The programme's monthly cost lines, totals, alerts and KPIs (see the module docstring)."""
     if not isinstance(programme, Programme):
@@ -211,17 +225,27 @@ def evaluate(programme: Programme) -> Timeline:
     owners = [f"workstream {w.name!r}" for w in workstreams]
     lines, figures = price_scenarios(runs, owners)
 
-    # stage windows of each workstream's cycle, relative to the cycle's start [months]
+    # stage windows of each workstream's cycle, relative to the cycle's start [months]; on a committed cluster
+    # (reserved or owned) the trial-and-error runs take its time before the main run, as the estimate's commitment
+    # counts them; bought by the hour, they run alongside it on GPUs rented for them
     offsets, ends = {}, np.zeros(len(workstreams))
+    experiment_months = _experiment_months(runs, lines, figures)
     for i, w in enumerate(workstreams):
         t = 0.0
+        sequential = "pretrain" in w.stages and experiment_months[i] > 0
+        if sequential:
+            offsets[i, "experiments"] = (0.0, experiment_months[i])
+            t = experiment_months[i]
         for stage in TRAINING_STAGES:
             days = figures["pretrain_days_with_overheads" if stage == "pretrain" else f"{stage}_days"][i]
             length = days / DAYS_PER_MONTH if stage in w.stages else 0.0
             offsets[i, stage] = (t, t + length)
             t += length
+        if not sequential:
+            offsets[i, "experiments"] = offsets[i, "pretrain"]
         ends[i] = t
 
+    figures["cycle_end_months"] = ends  # when each cycle's release goes live: the serving fleets start then
     blocks = [training_block(programme, workstreams, runs, lines, offsets, ends, horizon)]
     serving, served = serving_block(programme, workstreams, runs, ends, horizon, owners)
     blocks.append(serving)
