@@ -97,6 +97,31 @@ def price_scenarios(scenarios: list[Scenario], owners: list[str]) -> tuple[pd.Da
     return lines, figures
 
 
+def _concatenated(scenarios: list[Scenario], lengths: list[int]) -> list[tuple[list[int], Scenario]]:
+    """Scenarios, each a batch of ``lengths[k]`` (or a single scenario when 1), joined end to end into as few batch
+    Scenarios as their empty (auto) fields allow: (the scenarios joined, their batch), rows in order."""
+    nullable = [name for name, f in fields().items() if f.nullable]
+    groups: dict[tuple, list[int]] = {}
+    for k, s in enumerate(scenarios):
+        groups.setdefault(tuple(getattr(s, n) is None for n in nullable), []).append(k)
+    out = []
+    for members in groups.values():
+        if len(members) == 1:
+            out.append((members, scenarios[members[0]]))
+            continue
+        values = {}
+        for name in fields():
+            column = [getattr(scenarios[k], name) for k in members]
+            if all(not isinstance(v, np.ndarray) for v in column) and all(v == column[0] for v in column):
+                values[name] = column[0]
+            else:
+                values[name] = np.concatenate([np.broadcast_to(np.asarray(v, dtype=object if isinstance(v, str)
+                                                                          else None), (lengths[k],))
+                                               for v, k in zip(column, members)])
+        out.append((members, Scenario(**values)))
+    return out
+
+
 # -- placing lines in months -----------------------------------------------------------------------------
 def _weights(a: np.ndarray, b: np.ndarray, horizon: int) -> np.ndarray:
     """(instances, months) share of each instance's cost in each month: the overlap of [a, b) with the month,
@@ -299,7 +324,7 @@ def guard_block(workstreams, runs, guard_months, owners) -> pd.DataFrame:
     the month's whole traffic (it reads each prompt, and each response in its conversation, and answers in a few
     tokens), for the share of the month any version is live."""
     d = hidden.defaults()
-    frames = []
+    owners_of, scenarios, rows_of = [], [], []
     for i in sorted({g[0] for g in guard_months}):
         mine = [g for g in guard_months if g[0] == i]
         run = runs[i]
@@ -310,21 +335,35 @@ def guard_block(workstreams, runs, guard_months, owners) -> pd.DataFrame:
                                                                               run.output_tokens_per_request)),
                      output_tokens_per_request=d["guard_output_tokens"], prefix_cache_hit_rate=0.0,
                      requests_per_day=requests if len(requests) > 1 else float(requests[0]))
+        owners_of.append(i)
+        scenarios.append(run.replace(**guard))
+        rows_of.append(mine)
+    frames = []
+    # every workstream's guard months in as few engine batches as their fields allow (one, usually)
+    for members, batch in _concatenated(scenarios, [len(m) for m in rows_of]):
         try:
-            est = estimate(run.replace(**guard))
-        except ScenarioError as error:
-            raise ProgrammeError(owners[i], "content_filtering", "self_hosted",
-                                 f"the guard model cannot be served ({error.field}: {error.problem})",
-                                 "content_filtering = api or none, or another serving GPU") from None
-        lines = est.lines
+            lines = estimate(batch).lines
+        except ScenarioError:
+            for k in members:  # name the workstream whose guard model cannot be served
+                try:
+                    estimate(scenarios[k])
+                except ScenarioError as own:
+                    raise ProgrammeError(owners[owners_of[k]], "content_filtering", "self_hosted",
+                                         f"the guard model cannot be served ({own.field}: {own.problem})",
+                                         "content_filtering = api or none, or another serving GPU") from None
+            raise
         lines = lines[(lines["stage"] == "inference") & lines["item"].str.startswith("serving replicas")]
-        share = np.array([g[3] for g in mine])[lines["scenario"].to_numpy()]
+        guard_rows = [(owners_of[k], g) for k in members for g in rows_of[k]]
+        row = lines["scenario"].to_numpy()
+        i_of = np.array([r[0] for r in guard_rows])[row]
         frames.append(pd.DataFrame({
-            "month": np.array([g[1] for g in mine])[lines["scenario"].to_numpy()], "workstream": workstreams[i].name,
-            "cycle": 0, "stage": "inference", "category": "security",
-            "item": "content safety: guard model on own GPUs", "cost_type": lines["cost_type"].to_numpy(),
-            "cost_usd": lines["cost_usd"].to_numpy() * share, "gpu_hours": lines["quantity"].to_numpy() * share,
-            "gpu_hour_class": "serving", "tags": [workstreams[i].tags_for(1)] * len(lines)}))
+            "month": np.array([r[1][1] for r in guard_rows])[row],
+            "workstream": [workstreams[i].name for i in i_of], "cycle": 0, "stage": "inference",
+            "category": "security", "item": "content safety: guard model on own GPUs",
+            "cost_type": lines["cost_type"].to_numpy(),
+            "cost_usd": lines["cost_usd"].to_numpy() * np.array([r[1][3] for r in guard_rows])[row],
+            "gpu_hours": lines["quantity"].to_numpy() * np.array([r[1][3] for r in guard_rows])[row],
+            "gpu_hour_class": "serving", "tags": [workstreams[i].tags_for(1) for i in i_of]}))
     if not frames:
         return pd.DataFrame(columns=[*FRAME_COLUMNS, "tags"])
     out = pd.concat(frames, ignore_index=True)
