@@ -49,21 +49,7 @@ def profile_of(stage: str, item: str) -> tuple[str, str]:
 # -- pricing every scenario in as few batches as the engine allows --------------------------------------
 def _batches(scenarios: list[Scenario]) -> list[tuple[list[int], Scenario]]:
     """Group scenarios into batch Scenarios: a batch cannot mix an empty (auto) field with given values."""
-    nullable = [name for name, f in fields().items() if f.nullable]
-    groups: dict[tuple, list[int]] = {}
-    for i, s in enumerate(scenarios):
-        groups.setdefault(tuple(getattr(s, n) is None for n in nullable), []).append(i)
-    out = []
-    for indices in groups.values():
-        if len(indices) == 1:
-            out.append((indices, scenarios[indices[0]]))
-            continue
-        values = {}
-        for name in fields():
-            column = [getattr(scenarios[i], name) for i in indices]
-            values[name] = column[0] if all(v == column[0] for v in column) else np.array(column)
-        out.append((indices, Scenario(**values)))
-    return out
+    return _concatenated(scenarios, [1] * len(scenarios))
 
 
 def price_scenarios(scenarios: list[Scenario], owners: list[str]) -> tuple[pd.DataFrame, dict[str, np.ndarray]]:
