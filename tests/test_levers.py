@@ -337,3 +337,19 @@ def test_a_price_on_time_ranks_the_levers_that_save_days():
     code = subprocess.run([sys.executable, "-m", "workbench.cli", "levers", "--delay-cost-usd-per-day", "100000"],
                           capture_output=True, text=True, timeout=120)
     assert code.returncode == 0 and "value_of_days_usd" in code.stdout
+
+
+def test_a_spot_run_waits_for_capacity_in_days_staff_and_the_price_of_time():
+    """Issue 28: spot for a long run carries the wait for capacity (the plan's own figure; no public one exists):
+    20 days later, 10 FTE paid to wait (10 x 20 / 30.44 months x 25,000 USD x 1.15 contingency on staff), and with a
+    price on time, spot pre-training loses its place."""
+    a = estimate(pricing="spot", staff_fte=10)
+    b = estimate(pricing="spot", staff_fte=10, spot_capacity_wait_days=20)
+    assert float(b.details["training_days_total"]) - float(a.details["training_days_total"]) == pytest.approx(20)
+    assert b.total_cost_usd - a.total_cost_usd == pytest.approx(10 * 20 / (365.25 / 12) * 25_000 * 1.15)
+    assert estimate(spot_capacity_wait_days=20).total_cost_usd == estimate().total_cost_usd  # on demand: no wait
+    table = levers(Scenario(spot_capacity_wait_days=20, delay_cost_usd_per_day=100_000, staff_fte=10)).set_index("lever")
+    spot = table.loc["spot_pretrain"]
+    assert spot["days_saved"] == pytest.approx(-20.17, abs=0.01)
+    assert spot["value_of_days_usd"] == pytest.approx(spot["days_saved"] * 100_000)
+    assert not spot["applicable"] or spot["risk_adjusted_saving_usd"] + spot["value_of_days_usd"] < 0

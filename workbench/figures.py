@@ -22,7 +22,7 @@ PUBLIC = (
     "interruptions_per_day", "cluster_mtbf_hours", "checkpoint_interval_hours", "checkpoint_write_seconds",
     "checkpoint_bytes", "dataset_bytes", "pretrain_interruptions", "pretrain_days_with_overheads",
     "training_days_total", "sft_days", "preference_days", "evaluation_days", "sft_gpu_hours", "preference_gpu_hours",
-    "noisy_label_factor",
+    "noisy_label_factor", "spot_wait_days",
     "evaluation_gpu_hours", "staff_months", "reward_model_params", "gpu_purchase_usd", "serving_gpus",
     "serving_gpus_peak", "serving_replica_gpus", "serving_batch", "serving_batch_limit", "serving_tpot_ms",
     "serving_ttft_s", "serving_meets_targets", "serving_fits", "serving_min_replica_gpus", "serving_utilisation",
@@ -260,8 +260,10 @@ def failures_and_stages(x, f) -> dict:
     # an allowance for divergence is time too: the expected restart lengthens the run (staff, logs, power)
     stage_gpu_hours["pretrain"] = stage_gpu_hours["pretrain"] + np.where(allowed, divergence_gpu_hours, 0.0)
     stage_days = {stage: h / n_gpus / 24.0 for stage, h in stage_gpu_hours.items()}
-    training_days = sum(stage_days.values())
-    return {"checkpoint_bytes": checkpoint_bytes, "interruptions_per_day": per_day, "cluster_mtbf_hours": mtbf,
+    # a run on spot waits for capacity to start and to resume (the plan's own figure): days, and staff paid to wait
+    spot_wait_days = np.where(f["stage_mode"]["pretrain"] == "spot", x["spot_capacity_wait_days"], 0.0)
+    training_days = sum(stage_days.values()) + spot_wait_days
+    return {"checkpoint_bytes": checkpoint_bytes, "spot_wait_days": spot_wait_days, "interruptions_per_day": per_day, "cluster_mtbf_hours": mtbf,
             "restart_hours": restart_hours, "divergence_probability": divergence_probability,
             "divergence_gpu_hours": divergence_gpu_hours, "young_daly_interval_hours":
                 failures.young_daly_interval_hours(write_hours, mtbf),

@@ -129,7 +129,9 @@ def training_overheads(stage, x, f) -> list[Line]:
                        "wall h / interval x write time x n_gpus (all GPUs wait)",
                        "write time = checkpoint bytes / (n_gpus x checkpoint_write_gb_per_s_per_gpu)")]
     total_hours, days, training_days = f["stage_gpu_hours"][stage], f["stage_days"][stage], f["training_days_total"]
-    months = f["staff_months"] * days / np.where(training_days > 0, training_days, 1.0)
+    # the team waits with a spot run for its capacity: pre-training's share of the staff months holds the wait
+    waited = days + f["spot_wait_days"] if stage == "pretrain" else days
+    months = f["staff_months"] * waited / np.where(training_days > 0, training_days, 1.0)
     return lines + [
         Line(stage, "logging", "logs and metrics",
              operations.log_gb_months(total_hours / 24.0, x["log_gb_per_gpu_day"], x["log_retention_days"],
