@@ -110,3 +110,54 @@ def test_rent_not_own_lever_and_rented_plans_without_it():
     assert row["total_usd"] == pytest.approx(rented.total_cost_usd)
     assert not programme_levers(pg.example()).set_index("lever").loc["rent_not_own", "applicable"]
     assert pv.own_or_rent(timeline.evaluate(pg.example())).empty
+
+
+# -- fleets in files, fuzzed -------------------------------------------------------------------------------
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+from workbench.programme import ProgrammeError  # noqa: E402
+
+_value = st.one_of(st.integers(-5, 100_000), st.floats(allow_nan=True, allow_infinity=True), st.none(),
+                   st.text(max_size=8), st.booleans())
+_good_fleet = st.fixed_dictionaries({
+    "name": st.sampled_from(["a", "b", "own", "rack"]),
+    "gpu": st.sampled_from(["H100-SXM", "A100-SXM4-80GB", "H800", "B200"]),
+    "count": st.integers(1, 3000),
+    "pricing": st.sampled_from(["reserved_1y", "reserved_3y", "self_hosted"])},
+    optional={"start_month": st.integers(1, 18), "term_months": st.integers(1, 120),
+              "tags": st.dictionaries(st.sampled_from(["team", "site"]), st.sampled_from(["x", "y"]), max_size=2)})
+_junk = st.tuples(_good_fleet, st.sampled_from(["name", "gpu", "count", "pricing", "start_month", "term_months", "tags",
+                                                "extra"]), _value).map(lambda t: {**t[0], t[1]: t[2]})
+# mostly plans a user would write, some with one field broken
+_fleet = st.one_of(_good_fleet, _good_fleet, _good_fleet, _junk)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(_fleet, max_size=3, unique_by=lambda f: str(f.get("name"))), st.sampled_from(["on_demand", "reserved_1y", "reserved_3y", "self_hosted", "spot"]),
+       st.sampled_from([0.0, 0.3, 1.0]), st.sampled_from([0.0, 0.5]))
+def test_fleets_in_a_file_are_planned_or_refused_by_name(fleets, pricing, other_use, residual):
+    import json
+    data = json.loads(json.dumps(OWNED))
+    data["base"].update(pricing=pricing, commitment_other_use_share=other_use, residual_value_share=residual)
+    data["horizon_months"] = 18
+    data["fleets"] = fleets
+    try:
+        text = json.dumps(data, allow_nan=True)
+        p = pg.loads(text)
+        tl = timeline.evaluate(p)
+    except ProgrammeError as error:
+        message = str(error)
+        assert message and "Traceback" not in message and ("fleet" in message or "workstream" in message
+                                                           or "base" in message or "programme" in message), message
+        return
+    total = tl.total_cost_usd
+    assert np.isfinite(total) and total >= 0 and np.isfinite(tl.beyond_horizon_usd) and tl.beyond_horizon_usd >= 0
+    for fleet in tl.fleets:
+        assert fleet["committed_usd"] >= 0 and fleet["idle_usd"] >= -1e-6
+        assert fleet["utilisation"] is None or -1e-9 <= fleet["utilisation"] <= 1 + 1e-9
+        assert fleet["in_horizon_usd"] + fleet["after_horizon_usd"] <= fleet["committed_usd"] * (1 + 1e-9) + 1e-6
+    cash = tl.cash()
+    assert np.isfinite(cash.to_numpy()).all()
+    assert json.loads(json.dumps(tl.to_dict(), allow_nan=False))
+    frame = pv.own_or_rent(tl)
+    assert frame.empty or np.isfinite(frame["cost"]).all()
