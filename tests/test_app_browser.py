@@ -289,6 +289,32 @@ def test_programme_view_charts_cadence_and_file_round_trip(page, voila_url, tmp_
     assert page.external_requests == [] and not page.errors and "Traceback" not in page.content()
 
 
+def test_an_owned_fleet_shows_its_table_and_when_owning_beats_renting(page, voila_url, tmp_path):
+    """Issue 28: a programme file with an owned fleet, loaded in Chinese and CNY: the fleets table (bought, months,
+    committed, paid idle, used, break-even) and the own-or-rent chart, with the engine's figures."""
+    import json
+
+    from workbench import programme as pg, programme_views as pv, timeline
+    plan = {"schema_version": 1, "name": "owned", "horizon_months": 24,
+            "base": {"params": 7e9, "n_gpus": 64, "requests_per_day": 1e6, "staff_fte": 0, "pricing": "self_hosted"},
+            "fleets": [{"name": "rack", "gpu": "H100-SXM", "count": 64, "pricing": "self_hosted"}],
+            "workstreams": [{"name": "ft", "stages": ["pretrain", "sft"], "every_months": 3, "cycles": 8,
+                             "serve_months": 3}]}
+    (tmp_path / "owned.json").write_text(json.dumps(plan))
+    expected = pv.fleets_table(timeline.evaluate(pg.loads(json.dumps(plan))), "CNY", "zh").iloc[0].tolist()
+    page.goto(voila_url + "?view=programme&programme=assistant-7b&lang=zh&currency=CNY", wait_until="commit")
+    page.wait_for_selector(".wb-programme-total .wb-card-value", timeout=TIMEOUT)
+    with page.expect_file_chooser(timeout=TIMEOUT) as chooser:
+        page.locator(".wb-programme-upload").click()
+    chooser.value.set_files(str(tmp_path / "owned.json"))
+    page.wait_for_selector(".wb-fleets td", timeout=TIMEOUT)
+    cells = [c.strip() for c in page.locator(".wb-fleets td").all_inner_texts()]
+    assert cells == [str(v) for v in expected] and "自建" in cells and cells[-1].startswith("使用 ")
+    page.wait_for_function("(document.querySelector('.wb-programme-charts') || {textContent: ''}).textContent"
+                           ".includes('自有集群与按小时租用：累计成本')", timeout=TIMEOUT)
+    assert page.external_requests == [] and not page.errors and "Traceback" not in page.content()
+
+
 def test_a_billing_export_uploaded_in_the_programme_view_shows_plan_against_actual(page, voila_url, tmp_path):
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from focus_generator import write_export

@@ -253,7 +253,7 @@ def test_warnings_say_when_releases_stop_serving_or_fall_after_the_horizon():
                for w in short.warnings)
     late = timeline.evaluate(pp.with_knobs(p, every=3, cycles=11))
     assert any("'monthly fine-tune': 7 of its 11 cycles start after month 12" in w for w in late.warnings)
-    assert any("fall after month 12 (storage retention and archive tails, and work of cycles" in w for w in late.warnings)
+    assert any("fall after month 12 (storage retention and archive tails, work of cycles" in w for w in late.warnings)
     example = timeline.evaluate(p)
     assert any("served until month 15; serving after month 12 is not priced" in w for w in example.warnings)
 

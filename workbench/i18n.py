@@ -217,13 +217,14 @@ TEXT = {
                        "这段时间没有版本提供服务，其流量既未服务也未计费。"),
     "tw_fleet_idle": ("Fleet {name!r}: {share:.0%} of its committed GPU-hours in the horizon are idle ({amount}); "
                       "a smaller fleet, a shorter term, or more work on it would use them.",
-                      "机群 {name!r}：规划期内 {share:.0%} 的承诺 GPU 小时闲置（{amount}）；可缩小机群、缩短期限或安排更多工作。"),
+                      "集群 {name!r}：规划期内 {share:.0%} 的承诺 GPU 小时闲置（{amount}）；可缩小集群、缩短期限或安排更多工作。"),
     "tw_fleet_overflow": ("The {gpu} fleets are full from month {month}: {gpu_hours:,.0f} GPU-h of work in their term "
                           "are bought as each workstream buys them (on demand or spot).",
-                          "{gpu} 机群从第 {month} 个月起已满：其期限内有 {gpu_hours:,.0f} GPU 小时的工作按各工作流自己的方式购买（按需或竞价）。"),
-    "tw_beyond": ("{amount} fall after month {horizon} (storage retention and archive tails, and work of cycles that "
-                  "start or end after it) and are not in the total.",
-                  "{amount} 发生在第 {horizon} 个月之后（存储保留期与归档尾部，以及在此之后开始或结束的轮次），未计入总成本。"),
+                          "{gpu} 集群从第 {month} 个月起已满：其期限内有 {gpu_hours:,.0f} GPU 小时的工作按各工作流自己的方式购买（按需或竞价）。"),
+    "tw_beyond": ("{amount} fall after month {horizon} (storage retention and archive tails, work of cycles that "
+                  "start or end after it, and the rest of the fleets' terms) and are not in the total.",
+                  "{amount} 发生在第 {horizon} 个月之后（存储保留期与归档尾部、在此之后开始或结束的轮次，以及集群承诺期的剩余部分），"
+                  "未计入总成本。"),
     "workstream": ("workstream", "工作流"), "team": ("team", "团队"), "project": ("project", "项目"),
     "model_version": ("model version", "模型版本"), "environment": ("environment", "环境"),
     "data_error": ("The planner cannot start: a data table is invalid", "规划工具无法启动：数据表无效"), "allowed": ("allowed", "允许"),
