@@ -161,3 +161,27 @@ def test_fleets_in_a_file_are_planned_or_refused_by_name(fleets, pricing, other_
     assert json.loads(json.dumps(tl.to_dict(), allow_nan=False))
     frame = pv.own_or_rent(tl)
     assert frame.empty or np.isfinite(frame["cost"]).all()
+
+
+@pytest.mark.parametrize("pricing", ["reserved_1y", "self_hosted"])
+def test_the_guard_model_runs_on_the_fleets_idle_hours_not_beside_them(pricing):
+    """The architect's finding: a guard model on a reserved fleet was paid on top of the fleet's idle hours. With a
+    fleet far larger than the work, serving it costs no more than its idle hours did."""
+    import json
+    data = json.loads(json.dumps(OWNED))
+    data["base"]["pricing"] = pricing
+    data["fleets"] = [{"name": "big", "gpu": "H100-SXM", "count": 256, "pricing": pricing, "term_months": 24}]
+    with_guard = timeline.evaluate(pg.loads(json.dumps({**data, "content_filtering": "self_hosted"})))
+    without = timeline.evaluate(pg.loads(json.dumps({**data, "content_filtering": "none"})))
+    guard = with_guard.lines[with_guard.lines["item"] == "content safety: guard model on own GPUs"]
+    assert guard["gpu_hours"].sum() > 1000
+    price = with_guard.fleets[0]["price_usd_per_gpu_hour"]
+    assert guard["cost_usd"].sum() == pytest.approx(guard["gpu_hours"].sum() * price, rel=1e-9)
+    # owned GPUs busy draw more power than idle ones (and the busy ones' staff are the guard's own line): the
+    # only difference
+    running = with_guard.lines[with_guard.lines["item"].isin(["content safety: guard model electricity",
+                                                               "content safety: guard model operations"])]
+    idle_saved = guard["gpu_hours"].sum() * (0.7 * 1.82 * 1.2 * 0.08 * 0.25 + 3 / 1000 / HOURS_PER_MONTH * 25_000)
+    extra = 0.0 if pricing == "reserved_1y" else running["cost_usd"].sum() - idle_saved
+    assert with_guard.total_cost_usd + with_guard.beyond_horizon_usd == pytest.approx(
+        without.total_cost_usd + without.beyond_horizon_usd + extra, rel=1e-6)

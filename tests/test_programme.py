@@ -50,9 +50,13 @@ def test_cycles_repeat_the_run_and_reannotation_scales_annotation_and_its_redund
     full = timeline.evaluate(plan(Workstream(name="ft", every_months=2, cycles=5), horizon=80))
     assert engine_lines(full)["cost_usd"].sum() == pytest.approx(5 * est.total_cost_usd, rel=1e-9)
     share = timeline.evaluate(plan(Workstream(name="ft", every_months=2, cycles=5, reannotation_share=0.25), horizon=80))
-    annotation = est.lines.loc[est.lines["category"] == "annotation", "cost_usd"].sum()
+    labels = (est.lines["category"] == "annotation") & (est.lines["stage"] != "evaluation")
+    annotation = est.lines.loc[labels, "cost_usd"].sum()
+    # the labels are bought again at the share; every release is evaluated in full (human ratings, red-teaming)
+    evaluation = est.lines.loc[(est.lines["category"] == "annotation") & ~labels, "cost_usd"].sum()
+    assert evaluation > 0
     assert share.lines.loc[share.lines["category"] == "annotation", "cost_usd"].sum() == pytest.approx(
-        annotation * (1 + 4 * 0.25), rel=1e-9)
+        annotation * (1 + 4 * 0.25) + 5 * evaluation, rel=1e-9)
     # redundancy is (factor - 1) x the stage's other lines, each by its category's weight (the labels bought, not
     # their rework and QA review), in every cycle: it shrinks with the annotation bought again
     r = s.redundancy_factor - 1

@@ -48,7 +48,9 @@ def _eligible(frame: pd.DataFrame, runs, index_of: dict) -> dict[str, np.ndarray
     post = cluster & np.isin(stage, POST_TRAINING) & ~experiments
     training = cluster & np.where(experiments, experiments_same[i], True) & np.where(post, post_same[i], True)
     item = frame["item"].to_numpy()
-    serving = some & (klass == "serving") & ((item == "serving replicas (base)") | owned[i])
+    # always-on serving: the base replicas and the guard model beside them (owned GPUs carry the peaks too)
+    always_on = (item == "serving replicas (base)") | (item == "content safety: guard model on own GPUs")
+    serving = some & (klass == "serving") & (always_on | owned[i])
     return {"training": training, "post_training": post & ~post_same[i], "experiments": experiments & ~experiments_same[i],
             "serving": serving}
 

@@ -150,7 +150,8 @@ def training_block(programme, workstreams, runs, lines, offsets, ends, horizon) 
         b = np.select([p == "start", p == "release", p == "retention_from_start", p == "retention_from_end",
                        p == "archive"],
                       [t0, release, start + retention, end + retention, end + retention + archive], end)
-        annotation = mine["category"].to_numpy() == "annotation"
+        # a later cycle buys a share of its labels again; a release is evaluated in full every time
+        annotation = (mine["category"].to_numpy() == "annotation") & (mine["stage"].to_numpy() != "evaluation")
         first = _redundancy_follows(mine, np.ones(n))
         later = _redundancy_follows(mine, np.where(annotation, w.reannotation_share, 1.0))
         share = np.concatenate([first, *([later] * (n_cycles - 1))])
@@ -304,6 +305,11 @@ def serving_block(programme, workstreams, runs, ends, horizon, owners):
     return out[out["cost_usd"] != 0].reset_index(drop=True), served
 
 
+#: The guard model's running costs on owned hardware (zero when rented: the price includes them).
+GUARD_RUNNING = {"electricity": "content safety: guard model electricity",
+                 "data-centre operations": "content safety: guard model operations"}
+
+
 def guard_block(workstreams, runs, guard_months, owners) -> pd.DataFrame:
     """Content safety on the programme's own GPUs: a guard model (``guard_params``, Llama Guard 3 8B by default)
     served beside each workstream's versions, on the same GPU bought the same way, sized by the serving roofline for
@@ -338,18 +344,24 @@ def guard_block(workstreams, runs, guard_months, owners) -> pd.DataFrame:
                                          f"the guard model cannot be served ({own.field}: {own.problem})",
                                          "content_filtering = api or none, or another serving GPU") from None
             raise
-        lines = lines[(lines["stage"] == "inference") & lines["item"].str.startswith("serving replicas")]
+        # the guard's GPUs, and on owned hardware the electricity and operations staff they need
+        inference = lines["stage"] == "inference"
+        replicas = inference & lines["item"].str.startswith("serving replicas")
+        lines = lines[replicas | (inference & lines["item"].isin(list(GUARD_RUNNING)))]
+        gpu = lines["item"].str.startswith("serving replicas").to_numpy()
         guard_rows = [(owners_of[k], g) for k in members for g in rows_of[k]]
         row = lines["scenario"].to_numpy()
         i_of = np.array([r[0] for r in guard_rows])[row]
+        live = np.array([r[1][3] for r in guard_rows])[row]
         frames.append(pd.DataFrame({
             "month": np.array([r[1][1] for r in guard_rows])[row],
             "workstream": [workstreams[i].name for i in i_of], "cycle": 0, "stage": "inference",
-            "category": "security", "item": "content safety: guard model on own GPUs",
-            "cost_type": lines["cost_type"].to_numpy(),
-            "cost_usd": lines["cost_usd"].to_numpy() * np.array([r[1][3] for r in guard_rows])[row],
-            "gpu_hours": lines["quantity"].to_numpy() * np.array([r[1][3] for r in guard_rows])[row],
-            "gpu_hour_class": "serving", "tags": [workstreams[i].tags_for(1) for i in i_of]}))
+            "category": "security",
+            "item": np.where(gpu, "content safety: guard model on own GPUs",
+                             lines["item"].map(GUARD_RUNNING).fillna("").to_numpy()),
+            "cost_type": lines["cost_type"].to_numpy(), "cost_usd": lines["cost_usd"].to_numpy() * live,
+            "gpu_hours": np.where(gpu, lines["quantity"].to_numpy() * live, 0.0),
+            "gpu_hour_class": np.where(gpu, "serving", "none"), "tags": [workstreams[i].tags_for(1) for i in i_of]}))
     if not frames:
         return pd.DataFrame(columns=[*FRAME_COLUMNS, "tags"])
     out = pd.concat(frames, ignore_index=True)
