@@ -74,6 +74,10 @@ def valid_scenario(kw):
     kw = dict(kw)
     if kw.get("active_params") is not None:
         kw["active_params"] = min(kw["active_params"], kw.get("params", SPEC["params"].default))
+    from workbench.scenario_rules import MIN_TOKENS_PER_REQUEST
+    for name in ("input_tokens_per_request", "output_tokens_per_request"):  # 0, or a millionth of a token and up
+        if kw.get(name) is not None and 0 < kw[name] < MIN_TOKENS_PER_REQUEST:
+            kw[name] = 0.0
     if kw.get("n_gpus") is not None:
         kw["n_gpus"] = max(kw["n_gpus"], kw.get("tensor_parallel", SPEC["tensor_parallel"].default)
                            * kw.get("pipeline_parallel", SPEC["pipeline_parallel"].default))

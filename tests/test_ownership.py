@@ -170,7 +170,8 @@ def test_the_guard_model_runs_on_the_fleets_idle_hours_not_beside_them(pricing):
     import json
     data = json.loads(json.dumps(OWNED))
     data["base"]["pricing"] = pricing
-    data["fleets"] = [{"name": "big", "gpu": "H100-SXM", "count": 256, "pricing": pricing, "term_months": 24}]
+    data["fleets"] = [{"name": "big", "gpu": "H100-SXM", "count": 256, "pricing": pricing,
+                       **({"term_months": 24} if pricing == "reserved_1y" else {})}]
     with_guard = timeline.evaluate(pg.loads(json.dumps({**data, "content_filtering": "self_hosted"})))
     without = timeline.evaluate(pg.loads(json.dumps({**data, "content_filtering": "none"})))
     guard = with_guard.lines[with_guard.lines["item"] == "content safety: guard model on own GPUs"]
@@ -185,3 +186,102 @@ def test_the_guard_model_runs_on_the_fleets_idle_hours_not_beside_them(pricing):
     extra = 0.0 if pricing == "reserved_1y" else running["cost_usd"].sum() - idle_saved
     assert with_guard.total_cost_usd + with_guard.beyond_horizon_usd == pytest.approx(
         without.total_cost_usd + without.beyond_horizon_usd + extra, rel=1e-6)
+
+
+# -- the attacking helper's reproducers (issue 28 review) ----------------------------------------------------
+def _example(**changes):
+    import json
+    data = json.loads(pg.example().to_json())
+    data.update(changes)
+    return data
+
+
+def _load(data):
+    import json
+    return pg.loads(json.dumps(data))
+
+
+@pytest.mark.parametrize("pricing", ["on_demand", "reserved_1y", "reserved_3y", "self_hosted"])
+def test_the_whole_does_not_depend_on_the_horizon(pricing):
+    """A run starting in month 12 on a committed cluster: its hours after the horizon ran on the fleet and were
+    counted again as the fleet's idle months (reserved 8.8 M at a 12-month horizon, 6.1 M at 60)."""
+    totals = []
+    for horizon in (12, 14, 60):
+        data = _example(horizon_months=horizon, budgets={}, staff=[], security_usd_per_month=0)
+        data["base"] = {"params": 7e9, "tokens": 2e13, "n_gpus": 256, "pricing": pricing}
+        data["workstreams"] = [{"name": "pre", "stages": ["pretrain"], "start_month": 12}]
+        tl = timeline.evaluate(_load(data))
+        totals.append(tl.total_cost_usd + tl.beyond_horizon_usd)
+    assert totals == pytest.approx([totals[0]] * 3, rel=1e-9)
+
+
+def test_committed_workstreams_of_a_gpu_no_fleet_lists_commit_as_they_say():
+    """A fleet of another GPU made a reserved plan cheaper than on demand (its H100 hours at the reserved price,
+    with no commitment)."""
+    on_demand = timeline.evaluate(pg.example()).total_cost_usd
+    data = _example(fleets=[{"name": "a100", "gpu": "A100-SXM4-80GB", "count": 1, "pricing": "reserved_1y"}])
+    data["base"] = {**data["base"], "pricing": "reserved_1y"}
+    tl = timeline.evaluate(_load(data))
+    assert tl.total_cost_usd >= on_demand
+    assert any(f["implicit"] and f["gpu"].startswith("H100") for f in tl.fleets)
+
+
+def test_power_and_operations_are_paid_by_whoever_owns_the_gpus():
+    # an owned fleet carrying rented workstreams: their busy hours gain electricity and operations
+    tl = timeline.evaluate(_load(_example(fleets=[{"name": "own", "gpu": "H100-SXM5-80GB", "count": 64,
+                                                   "pricing": "self_hosted"}])))
+    fleet = tl.fleet_months[tl.fleet_months["fleet"] == "own"]
+    busy = tl.lines[tl.lines["item"] == "owned fleet: electricity"]["cost_usd"].sum()
+    assert busy == pytest.approx(fleet["used_gpu_hours"].sum() * 0.7 * 1.82 * 0.75 * 1.2 * 0.08, rel=1e-9)
+    ops = tl.lines[tl.lines["item"] == "owned fleet: data-centre operations"]["cost_usd"].sum()
+    assert ops == pytest.approx(fleet["used_gpu_hours"].sum() / HOURS_PER_MONTH * 3 / 1000 * 25_000, rel=1e-9)
+    # self-hosted workstreams on a reserved fleet pay the cloud's price, not electricity and operations
+    data = _example(fleets=[{"name": "res", "gpu": "H100-SXM5-80GB", "count": 320, "pricing": "reserved_1y"}])
+    data["base"] = {**data["base"], "pricing": "self_hosted"}
+    tl = timeline.evaluate(_load(data))
+    running = tl.lines[tl.lines["item"].isin(["electricity", "data-centre operations"])
+                       & (tl.lines["stage"] != "inference")]
+    assert running["cost_usd"].sum() == pytest.approx(0.0, abs=1e-6)
+
+
+def test_a_fleet_held_for_two_lives_is_bought_twice_in_cash():
+    data = {"schema_version": 1, "name": "two lives", "horizon_months": 100,
+            "base": {"params": 1e9, "tokens": 1e10, "n_gpus": 8, "pricing": "self_hosted", "staff_fte": 0},
+            "fleets": [{"name": "rack", "gpu": "H100-SXM", "count": 8, "pricing": "self_hosted", "term_months": 96}],
+            "workstreams": [{"name": "w", "stages": ["pretrain"], "every_months": 1, "cycles": 90}]}
+    tl = timeline.evaluate(_load(data))
+    fleet = tl.fleets[0]
+    assert [m for m, _ in fleet["purchases"]] == [1, 49] and [m for m, _ in fleet["resales"]] == [49, 97]
+    cash = tl.cash()
+    depreciation = tl.fleet_months["depreciation_usd"].sum()
+    assert cash["cash_cumulative_usd"].iloc[-1] == pytest.approx(tl.total_cost_usd - depreciation
+                                                                  + 2 * fleet["purchase_usd"])
+    with pytest.raises(ProgrammeError, match="useful lives"):
+        _load({**data, "fleets": [{**data["fleets"][0], "term_months": 60}]})
+
+
+def test_a_spot_serving_base_stays_spot_when_a_fleet_overflows():
+    data = _example(fleets=[{"name": "one", "gpu": "H100-SXM5-80GB", "count": 1, "pricing": "reserved_1y"}])
+    data["base"] = {**data["base"], "pricing": "reserved_1y", "serving_pricing": "spot"}
+    spot = timeline.evaluate(_load(data))
+    data["base"]["serving_pricing"] = "on_demand"
+    on_demand = timeline.evaluate(_load(data))
+    replicas = lambda tl: tl.lines[tl.lines["item"].str.startswith("serving replicas")]["cost_usd"].sum()  # noqa: E731
+    assert replicas(spot) < 0.8 * replicas(on_demand)
+
+
+def test_a_fleet_the_base_cannot_buy_names_the_base_field():
+    data = _example(fleets=[{"name": "npu", "gpu": "Ascend-910B", "count": 8, "pricing": "reserved_1y"}])
+    with pytest.raises(ProgrammeError) as error:
+        timeline.evaluate(_load(data))
+    assert "base." in str(error.value) and "fleet 'npu'" in str(error.value)
+
+
+def test_a_committed_single_scenario_with_experiments_first_is_its_estimate():
+    s = workbench.Scenario(params=7e10, tokens=2e11, pricing="self_hosted", n_gpus=8, gpu="A100-SXM4-80GB",
+                           serving_months=3, commitment_other_use_share=0.3, residual_value_share=0.2,
+                           requests_per_day=1e6)
+    tl = timeline.evaluate(pg.of_scenario(s))
+    cleaning = tl.lines.loc[tl.lines["category"] == "data_processing", "cost_usd"].sum()
+    assert tl.total_cost_usd + tl.beyond_horizon_usd - cleaning == pytest.approx(
+        workbench.estimate(s).total_cost_usd, rel=1e-9)

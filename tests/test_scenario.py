@@ -238,3 +238,12 @@ def test_a_masked_array_is_checked_element_by_element():
     from workbench.scenario import Scenario, ScenarioError
     with pytest.raises(ScenarioError, match=r"params\[1\]=1.0: is out of range"):
         Scenario(params=np.ma.masked_array([7e9, 1.0, -5.0], mask=[0, 1, 1]))
+
+
+def test_a_vanishing_fraction_of_a_token_is_refused_by_name():
+    """Hypothesis found 2.2e-309 output tokens a request: the roofline's times underflowed to a NaN cost line."""
+    for value in (2.2250738585072e-309, 1e-300, 1e-7):
+        with pytest.raises(ScenarioError) as error:
+            workbench.estimate(output_tokens_per_request=value, serving_months=1)
+        assert error.value.field == "output_tokens_per_request" and "0, or 1e-06" in str(error.value)
+    assert workbench.estimate(output_tokens_per_request=1e-6, serving_months=1).total_cost_usd > 0

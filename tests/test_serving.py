@@ -223,7 +223,9 @@ MORE_COSTS_MORE = {"input_tokens_per_request": 1, "output_tokens_per_request": 1
 @given(st.fixed_dictionaries({
     "params": st.floats(1e8, 5e11), "gpu": st.sampled_from(["H100", "A100", "H200", "L40S", "MI300X"]),
     "price_per_gpu_hour": st.just(2.0), "requests_per_day": st.floats(1, 1e9),
-    "input_tokens_per_request": st.floats(0, 1e5), "output_tokens_per_request": st.floats(0, 1e4),
+    # 0, or from a millionth of a token (below it the scenario is refused: tests/test_scenario.py)
+    "input_tokens_per_request": st.one_of(st.just(0.0), st.floats(1e-6, 1e5)),
+    "output_tokens_per_request": st.one_of(st.just(0.0), st.floats(1e-6, 1e4)),
     "tpot_target_ms": st.floats(5, 500), "serving_prefill": st.sampled_from(["interleaved", "disaggregated"]),
     "serving_provisioning": st.sampled_from(["fixed", "autoscaling"]), "peak_to_average": st.floats(1, 10),
     "min_replicas": st.integers(1, 8), "serving_max_batch": st.integers(1, 1024),

@@ -293,10 +293,11 @@ def _print_plan(tl) -> None:
         owned = [f for f in tl.fleets if f.get("purchase_usd") is not None]
         for f in owned:
             months = f.get("break_even_months")
-            print(f"  {f['name']}: bought for {f['purchase_usd']:,.0f} USD in month {f['start_month']} (cash), "
-                  f"depreciated over {f['term_months']} months; owning beats renting on demand "
+            bought = ", ".join(f"month {m}" for m, _ in f["purchases"])
+            print(f"  {f['name']}: bought for {f['purchase_usd']:,.0f} USD in {bought} (cash), each depreciated over "
+                  f"{f['life_months']} months; owning beats renting on demand "
                   + (f"after {months:.0f} months of use at its utilisation" if months is not None
-                     else "never at its utilisation"))
+                     else f"not within its {f['life_months']}-month useful life at its utilisation"))
         if owned:
             cash = tl.cash()
             print(f"  Cash paid in the horizon: {cash['cash_cumulative_usd'].iloc[-1]:,.0f} USD "

@@ -63,7 +63,7 @@ def stage_mode(run, purpose: str) -> str:
     return run.pricing if mode == "same" else mode
 
 
-def implicit_fleets(programme, runs, figures, frame, horizon) -> list[tuple[Fleet, list[int], str]]:
+def implicit_fleets(programme, runs, figures, frame, horizon, only=None) -> list[tuple[Fleet, list[int], str]]:
     """When the programme lists no fleet: one per (GPU, committed way of buying, what it carries) of the
     workstreams, holding as many GPUs as they hold at once, from their first month of use, for as many whole
     terms as the GPU-hours they use."""
@@ -73,6 +73,8 @@ def implicit_fleets(programme, runs, figures, frame, horizon) -> list[tuple[Flee
     masks = _eligible(frame, runs, index_of)
     groups: dict[tuple[str, str, str], list[int]] = {}
     for i, run in enumerate(runs):
+        if only is not None and i not in only:
+            continue
         for purpose in ("training", "post_training", "experiments", "serving"):
             mode = stage_mode(run, purpose)
             if mode in FLEET_PRICING and (purpose in ("training", "serving") or mode != run.pricing):
@@ -154,7 +156,9 @@ def fleet_price(programme, fleet: Fleet, runs, figures, members) -> float:
         return float(np.ravel(estimate(programme.base_scenario.replace(
             gpu=fleet.gpu, pricing=fleet.pricing, **same)).details["price_per_gpu_hour"])[0])
     except ScenarioError as error:
-        raise ProgrammeError(f"fleet {fleet.name!r}", error.field, error.value, error.problem, error.allowed) from None
+        # the fleet has no such field: the base's, bought the fleet's way, is what to change
+        raise ProgrammeError(f"fleet {fleet.name!r}", f"base.{error.field}", error.value, error.problem,
+                             error.allowed) from None
 
 
 def capacity_gpu_hours(fleet: Fleet, term: int, months: np.ndarray) -> np.ndarray:
@@ -164,134 +168,207 @@ def capacity_gpu_hours(fleet: Fleet, term: int, months: np.ndarray) -> np.ndarra
     return fleet.count * HOURS_PER_MONTH * overlap
 
 
-def apply(programme, runs, figures, frame: pd.DataFrame, horizon: int):
+#: The stages whose electricity and operations lines follow the GPU-hours a fleet of each purpose carries.
+RUNNING_STAGES = {"training": ("pretrain", *POST_TRAINING), "post_training": POST_TRAINING,
+                  "serving": ("inference",), "all": ("pretrain", *POST_TRAINING, "inference")}
+RUNNING_ITEMS = ("electricity", "data-centre operations")
+
+
+def committed(runs) -> bool:
+    """Whether any workstream buys some of its GPUs for a term (reserved or owned)."""
+    return any(stage_mode(run, purpose) in FLEET_PRICING for run in runs
+               for purpose in ("training", "post_training", "experiments", "serving"))
+
+
+def _fleets(programme, runs, figures, frame, horizon) -> list[tuple[Fleet, list[int], str, bool]]:
+    """(fleet, the workstreams it may carry, what it carries, implicit?): the listed fleets carry every workstream
+    whose GPU matches, in the order listed; workstreams of a GPU no fleet lists get implicit fleets for what they
+    commit to (as a programme without fleets does)."""
+    listed = [(f, [i for i, r in enumerate(runs) if r.gpu == f.gpu], "all", False) for f in programme.fleets]
+    covered = {f.gpu for f in programme.fleets}
+    rest = [i for i, r in enumerate(runs) if r.gpu not in covered]
+    implicit = [(f, members, purpose, True) for f, members, purpose in
+                implicit_fleets(programme, runs, figures, frame, horizon, only=rest)] if rest else []
+    return listed + implicit
+
+
+def apply(programme, runs, figures, frame: pd.DataFrame, horizon: int, cut: int | None = None):
     """The frame with the fleets' hours priced at their price and their idle hours as lines, the commitment's cost
-    after the horizon [USD], a table of fleet months, a summary per fleet, and warnings (key, values)."""
-    life = programme.base_scenario.useful_life_years
+    after the frame's last month [USD], a table of fleet months, a summary per fleet, and warnings (key, values).
+    ``horizon`` is the frame's last month (the programme's horizon, or later when the work and the fleets' terms
+    run past it); ``cut`` is the programme's horizon, which the summaries and warnings speak of."""
+    cut = horizon if cut is None else cut
     share = float(programme.base_scenario.commitment_other_use_share)
     index_of = {w.name: i for i, w in enumerate(programme.workstreams)}
-    if programme.fleets:  # the GPUs of every workstream whose GPU matches, in the order the fleets are listed
-        fleets = [(f, [i for i, r in enumerate(runs) if r.gpu == f.gpu], "all") for f in programme.fleets]
-        implicit = False
-    elif not any(stage_mode(run, purpose) in FLEET_PRICING for run in runs
-                 for purpose in ("training", "post_training", "experiments", "serving")):
+    if not programme.fleets and not committed(runs):
         return frame, 0.0, pd.DataFrame(), [], []  # bought by the hour throughout: nothing committed
-    else:
-        fleets = implicit_fleets(programme, runs, figures, frame, horizon)
-        implicit = True
+    fleets = _fleets(programme, runs, figures, frame, horizon)
     if not fleets or not len(frame):
         return frame, 0.0, pd.DataFrame(), [], []
-    months = np.arange(1, horizon + 1)
     frame = frame.copy()
     eligible = _eligible(frame, runs, index_of)
     eligible["all"] = eligible["training"] | eligible["serving"]
     cost = frame["cost_usd"].to_numpy(dtype=float).copy()
     month_of = frame["month"].to_numpy()
-    rows, fleet_months, summaries, warnings, beyond = [], [], [], [], 0.0
-    for key in dict.fromkeys((f.gpu, purpose, f.pricing if implicit else "") for f, _, purpose in fleets):
-        mine = [(f, m) for f, m, purpose in fleets if (f.gpu, purpose, f.pricing if implicit else "") == key]
+    hours = frame["gpu_hours"].to_numpy().astype(float)
+    out = {"rows": [], "fleet_months": [], "summaries": [], "warnings": [], "beyond": 0.0}
+    keys = dict.fromkeys((f.gpu, purpose, f.pricing if implicit else "") for f, _, purpose, implicit in fleets)
+    for key in keys:
+        mine = [(f, m) for f, m, purpose, implicit in fleets if (f.gpu, purpose, f.pricing if implicit else "") == key]
         gpu, purpose = key[0], key[1]
         members = sorted({i for _, m in mine for i in m})
         names = [programme.workstreams[i].name for i in members]
         on = eligible[purpose] & frame["workstream"].isin(names).to_numpy()
-        demand = np.bincount(month_of[on] - 1, weights=frame["gpu_hours"].to_numpy()[on].astype(float),
-                             minlength=horizon)[:horizon].astype(float)
-        remaining = demand.copy()
-        covered_usd, covered_hours = np.zeros(horizon), np.zeros(horizon)
-        capacity_all = np.zeros(horizon)
-        for fleet, fleet_members in mine:
-            term = fleet.term(life)
-            price = fleet_price(programme, fleet, runs, figures, fleet_members)
-            capacity = capacity_gpu_hours(fleet, term, months)
-            capacity_all += capacity
-            covered = np.minimum(capacity, remaining)
-            remaining -= covered
-            covered_hours += covered
-            covered_usd += covered * price
-            idle = (capacity - covered) * (1.0 - share)
-            after = fleet.count * HOURS_PER_MONTH * max(0.0, fleet.start_month - 1 + term - horizon)
-            beyond += after * price * (1.0 - share)
-            owned = _owned_running(programme, fleet) if fleet.pricing == "self_hosted" else None
-            for m in np.nonzero(capacity > 0)[0]:
-                if idle[m] > 0:
-                    rows.append({"month": m + 1, "workstream": fleet.name, "cycle": 0, "stage": "fleet",
-                                 "category": "compute", "item": "idle committed capacity", "cost_type": "fixed",
-                                 "cost_usd": idle[m] * price, "gpu_hours": idle[m], "gpu_hour_class": "idle",
-                                 "tags": dict(fleet.tags)})
-                    if owned is not None:  # owned servers draw power and are operated idle too
-                        for category, item, usd in (
-                                ("power", "idle committed capacity: electricity", owned["idle_usd_per_gpu_hour"]),
-                                ("staff", "idle committed capacity: data-centre operations", owned["ops_usd_per_gpu_hour"])):
-                            rows.append({"month": m + 1, "workstream": fleet.name, "cycle": 0, "stage": "fleet",
-                                         "category": category, "item": item, "cost_type": "fixed",
-                                         "cost_usd": idle[m] * usd, "gpu_hours": 0.0, "gpu_hour_class": "",
-                                         "tags": dict(fleet.tags)})
-                fleet_months.append({"fleet": fleet.name, "month": m + 1, "capacity_gpu_hours": capacity[m],
-                                     "used_gpu_hours": covered[m], "idle_usd": idle[m] * price,
-                                     # owned: the straight-line depreciation booked this month (the cash view
-                                     # replaces it with the purchase and the resale, Timeline.cash)
-                                     "depreciation_usd": (covered[m] + idle[m]) * price if owned is not None else 0.0,
-                                     # owned: what running it cost, and what renting its busy hours would have
-                                     "running_usd": float(_running_usd(owned, covered[m], capacity[m]))
-                                     if owned is not None else 0.0,
-                                     "rent_usd": covered[m] * owned["rent_usd_per_gpu_hour"]
-                                     if owned is not None else 0.0})
-            if owned is not None:
-                after_owned = fleet.count * HOURS_PER_MONTH * max(0.0, fleet.start_month - 1 + term - horizon) \
-                    * (1.0 - share) * (owned["idle_usd_per_gpu_hour"] + owned["ops_usd_per_gpu_hour"])
-                beyond += after_owned
-            in_horizon = float(capacity.sum())
-            summaries.append({
-                "name": fleet.name, "gpu": fleet.gpu, "count": fleet.count, "pricing": fleet.pricing,
-                # the month it starts in (an implicit serving fleet starts when the first version goes live)
-                "start_month": int(math.floor(fleet.start_month + 1e-9)), "term_months": term, "implicit": implicit, "carries": purpose,
-                "price_usd_per_gpu_hour": price,
-                "committed_usd": fleet.count * HOURS_PER_MONTH * term * price,
-                "in_horizon_usd": float((covered + idle).sum()) * price,
-                "after_horizon_usd": after * price * (1.0 - share),
-                "idle_usd": float(idle.sum()) * price,
-                "utilisation": float(covered.sum() / in_horizon) if in_horizon > 0 else None,
-                **(_ownership_summary(programme, fleet, price, covered, capacity, owned) if owned is not None
-                   else {"purchase_usd": None, "resale_usd": None, "resale_month": None, "break_even_months": None,
-                         "rent_usd_per_gpu_hour": None})})
-            low = float(covered.sum() / in_horizon) if in_horizon > 0 else 1.0
-            if low < 0.5 and float(idle.sum()) > 0:
-                warnings.append(("tw_fleet_idle", {"name": fleet.name, "share": 1 - low,
-                                                   "amount_usd": float(idle.sum()) * price}))
+        demand = np.bincount(month_of[on] - 1, weights=hours[on], minlength=horizon)[:horizon].astype(float)
+        carried = _carry(programme, mine, runs, figures, demand, horizon, cut, share, implicit=bool(key[2]),
+                         purpose=purpose, out=out)
         # the fleets' hours at their price; the rest as the workstreams buy it
         with np.errstate(invalid="ignore", divide="ignore"):
-            fraction = np.where(demand > 0, covered_hours / np.where(demand > 0, demand, 1.0), 0.0)
-            price_bar = np.where(covered_hours > 0, covered_usd / np.where(covered_hours > 0, covered_hours, 1.0), 0.0)
+            fraction = np.where(demand > 0, carried["hours"] / np.where(demand > 0, demand, 1.0), 0.0)
+            price_bar = np.where(carried["hours"] > 0, carried["usd"] / np.where(carried["hours"] > 0,
+                                                                                carried["hours"], 1.0), 0.0)
+            owned_share = np.where(demand > 0, carried["owned_hours"] / np.where(demand > 0, demand, 1.0), 1.0)
         f, p = fraction[month_of[on] - 1], price_bar[month_of[on] - 1]  # noqa: E741
-        # what does not fit on the fleets is bought as the workstream buys it; a committed way of buying commits to
-        # nothing beyond the fleets, so those hours are rented on demand
-        rented = _on_demand_price(programme, runs, gpu, index_of, frame.loc[on, "workstream"].to_numpy(), cost[on],
-                                  frame["gpu_hours"].to_numpy()[on])
-        new = (1 - f) * rented + f * p * frame["gpu_hours"].to_numpy()[on]
+        # what does not fit on the fleets is bought as the workstream buys that stage; a committed way of buying
+        # commits to nothing beyond the fleets, so those hours are rented on demand
+        rented = _on_demand_price(programme, runs, gpu, index_of, frame.loc[on], cost[on], hours[on])
+        new = (1 - f) * rented + f * p * hours[on]
         delta = new - cost[on]
         cost[on] = new
         _follow_redundancy(frame, cost, on, delta, runs, index_of)
-        over = (remaining > 1e-6) & (capacity_all > 0)
+        _running_follows_owner(programme, runs, frame, cost, names, purpose, gpu, owned_share, carried, demand, out)
+        remaining = demand - carried["hours"]
+        over = (remaining > 1e-6) & (np.arange(1, horizon + 1) <= cut)
         if over.any():
-            warnings.append(("tw_fleet_overflow", {"gpu": gpu, "month": int(np.argmax(over)) + 1,
-                                                   "gpu_hours": float(remaining[over].sum())}))
+            out["warnings"].append(("tw_fleet_overflow", {"gpu": gpu, "month": int(np.argmax(over)) + 1,
+                                                          "gpu_hours": float(remaining[over].sum())}))
     frame["cost_usd"] = cost
-    if rows:
-        frame = pd.concat([frame, pd.DataFrame(rows)], ignore_index=True)
-    return frame, beyond, pd.DataFrame(fleet_months), summaries, warnings
+    if out["rows"]:
+        frame = pd.concat([frame, pd.DataFrame(out["rows"])], ignore_index=True)
+    return frame, out["beyond"], pd.DataFrame(out["fleet_months"]), out["summaries"], out["warnings"]
 
 
-def _owned_running(programme, fleet: Fleet) -> dict:
+def _carry(programme, mine, runs, figures, demand, horizon, cut, share, implicit, purpose, out) -> dict:
+    """Fill the demand of each month (1 to ``horizon``) from ``mine``'s fleets in order: the hours each carries at its
+    price, its idle hours as lines, its months, its summary. Returns the hours carried, their cost, and the hours
+    carried by owned fleets, by month."""
+    life = programme.base_scenario.useful_life_years
+    months = np.arange(1, horizon + 1)
+    inside = months <= cut
+    remaining = demand.copy()
+    carried = {"hours": np.zeros(horizon), "usd": np.zeros(horizon), "owned_hours": np.zeros(horizon)}
+    for fleet, fleet_members in mine:
+        term = fleet.term(life)
+        price = fleet_price(programme, fleet, runs, figures, fleet_members)
+        capacity = capacity_gpu_hours(fleet, term, months)
+        covered = np.minimum(capacity, remaining)
+        remaining -= covered
+        carried["hours"] += covered
+        carried["usd"] += covered * price
+        idle = (capacity - covered) * (1.0 - share)
+        owned = _owned_running(programme, fleet.gpu) if fleet.pricing == "self_hosted" else None
+        if owned is not None:
+            carried["owned_hours"] += covered
+        after = fleet.count * HOURS_PER_MONTH * max(0.0, fleet.start_month - 1 + term - horizon) * (1.0 - share)
+        out["beyond"] += after * (price + (owned["idle_usd_per_gpu_hour"] + owned["ops_usd_per_gpu_hour"]
+                                           if owned is not None else 0.0))
+        for m in np.nonzero(capacity > 0)[0]:
+            _idle_rows(out["rows"], fleet, m + 1, idle[m], price, owned)
+            out["fleet_months"].append({
+                "fleet": fleet.name, "month": m + 1, "capacity_gpu_hours": capacity[m], "used_gpu_hours": covered[m],
+                "idle_usd": idle[m] * price,
+                # owned: the straight-line depreciation booked this month (the cash view replaces it with the
+                # purchases and the resales, Timeline.cash), what running it cost, and renting its busy hours
+                "depreciation_usd": (covered[m] + idle[m]) * price if owned is not None else 0.0,
+                "running_usd": float(_running_usd(owned, covered[m], capacity[m])) if owned is not None else 0.0,
+                "rent_usd": covered[m] * owned["rent_usd_per_gpu_hour"] if owned is not None else 0.0})
+        in_horizon = float(capacity[inside].sum())
+        used = float(covered[inside].sum())
+        idle_usd = float(idle[inside].sum()) * price
+        out["summaries"].append({
+            "name": fleet.name, "gpu": fleet.gpu, "count": fleet.count, "pricing": fleet.pricing,
+            # the month it starts in (an implicit serving fleet starts when the first version goes live)
+            "start_month": int(math.floor(fleet.start_month + 1e-9)), "term_months": term, "implicit": implicit,
+            "carries": purpose,
+            "price_usd_per_gpu_hour": price,
+            "committed_usd": fleet.count * HOURS_PER_MONTH * term * price,
+            "in_horizon_usd": float((covered + idle)[inside].sum()) * price,
+            "after_horizon_usd": float((covered + idle)[~inside].sum()) * price + after * price,
+            "idle_usd": idle_usd, "utilisation": used / in_horizon if in_horizon > 0 else None,
+            **(_ownership_summary(programme, fleet, price, covered[inside], capacity[inside], owned, term)
+               if owned is not None else {"purchases": [], "resales": [], "purchase_usd": None, "resale_usd": None,
+                                          "resale_month": None, "break_even_months": None,
+                                          "rent_usd_per_gpu_hour": None})})
+        if in_horizon > 0 and used / in_horizon < 0.5 and idle_usd > 0:
+            out["warnings"].append(("tw_fleet_idle", {"name": fleet.name, "share": 1 - used / in_horizon,
+                                                      "amount_usd": idle_usd}))
+    return carried
+
+
+def _idle_rows(rows, fleet, month, idle, price, owned) -> None:
+    """A fleet's idle hours in a month as lines: the GPUs, and owned servers' electricity and operations."""
+    if idle <= 0:
+        return
+    parts = [("compute", "idle committed capacity", price, idle, "idle")]
+    if owned is not None:  # owned servers draw power and are operated idle too
+        parts += [("power", "idle committed capacity: electricity", owned["idle_usd_per_gpu_hour"], 0.0, "none"),
+                  ("staff", "idle committed capacity: data-centre operations", owned["ops_usd_per_gpu_hour"], 0.0,
+                   "none")]
+    for category, item, usd, gpu_hours, klass in parts:
+        rows.append({"month": month, "workstream": fleet.name, "cycle": 0, "stage": "fleet", "category": category,
+                     "item": item, "cost_type": "fixed", "cost_usd": idle * usd, "gpu_hours": gpu_hours,
+                     "gpu_hour_class": klass, "tags": dict(fleet.tags)})
+
+
+def _running_follows_owner(programme, runs, frame, cost, names, purpose, gpu, owned_share, carried, demand,
+                           out) -> None:
+    """Electricity and operations staff are paid by whoever owns the GPUs: a self-hosted workstream's lines are
+    kept for the hours owned fleets carry and dropped for those rented or reserved; a rented workstream's hours on
+    an owned fleet gain them (at the base's busy electricity and operations per GPU-hour)."""
+    stages = RUNNING_STAGES.get(purpose)
+    if stages is None:  # experiments bought another way: the run's lines are not theirs
+        return
+    index_of = {w.name: i for i, w in enumerate(programme.workstreams)}
+    month_of = frame["month"].to_numpy()
+    rows = (frame["workstream"].isin(names) & frame["stage"].isin(stages)
+            & frame["item"].isin(RUNNING_ITEMS)).to_numpy()
+    if rows.any():
+        cost[rows] *= owned_share[month_of[rows] - 1]
+    rented = [n for n in names if runs[index_of[n]].pricing != "self_hosted"]
+    if not rented or not carried["owned_hours"].any():
+        return
+    masks = _eligible(frame, runs, index_of)
+    eligible = masks["training"] | masks["serving"] if purpose == "all" else masks[purpose]
+    owned = _owned_running(programme, gpu)
+    for name in rented:  # each rented workstream's share of the month's demand is carried as much as the rest
+        theirs = eligible & (frame["workstream"] == name).to_numpy()
+        by_month = np.bincount(month_of[theirs] - 1, weights=frame["gpu_hours"].to_numpy()[theirs].astype(float),
+                               minlength=len(demand))[:len(demand)]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            owned_hours = np.where(demand > 0, carried["owned_hours"] * by_month / np.where(demand > 0, demand, 1.0),
+                                   0.0)
+        tags = programme.workstreams[index_of[name]].tags_for(1)
+        for m in np.nonzero(owned_hours > 0)[0]:
+            for category, item, usd in (("power", "owned fleet: electricity", owned["busy_usd_per_gpu_hour"]),
+                                        ("staff", "owned fleet: data-centre operations",
+                                         owned["ops_usd_per_gpu_hour"])):
+                out["rows"].append({"month": m + 1, "workstream": name, "cycle": 0, "stage": "fleet",
+                                    "category": category, "item": item, "cost_type": "fixed",
+                                    "cost_usd": owned_hours[m] * usd, "gpu_hours": 0.0, "gpu_hour_class": "none",
+                                    "tags": dict(tags)})
+
+
+def _owned_running(programme, gpu: str) -> dict:
     """What an owned fleet costs to run per GPU-hour besides its depreciation [USD/GPU-h]: electricity idle
     (``idle_power_share`` of peak) and busy (``power_utilisation``), and data-centre operations staff, from the
     programme's base (TDP x server factor x PUE x USD/kWh; ops_fte_per_1000_gpus x staff_usd_per_month)."""
     from . import catalog, ownership
     base = programme.base_scenario
-    tdp_w = float(np.ravel(catalog.spec(np.array([fleet.gpu], dtype=object), "tdp_w"))[0])
+    tdp_w = float(np.ravel(catalog.spec(np.array([gpu], dtype=object), "tdp_w"))[0])
     kwh = float(ownership.energy_kwh(1.0, tdp_w, base.server_power_factor, 1.0, base.pue))
     from .prices import price_per_gpu_hour
     try:  # what renting the same GPU by the hour would cost instead
-        rent = float(np.ravel(price_per_gpu_hour(fleet.gpu, "on_demand", base.provider)[0])[0])
+        rent = float(np.ravel(price_per_gpu_hour(gpu, "on_demand", base.provider)[0])[0])
     except (ScenarioError, KeyError, ValueError):
         rent = float("nan")
     return {"idle_usd_per_gpu_hour": kwh * base.idle_power_share * base.usd_per_kwh,
@@ -307,14 +384,18 @@ def _running_usd(owned: dict, used, capacity):
             + np.asarray(capacity) * owned["ops_usd_per_gpu_hour"])
 
 
-def _ownership_summary(programme, fleet: Fleet, price, covered, capacity, owned) -> dict:
-    """An owned fleet's cash and its comparison with renting: the purchase paid in its first month, the resale
-    received at the end of its life (``residual_value_share``), the on-demand price of the same GPU, and the months
-    of use at the fleet's utilisation after which owning costs less than renting the hours it carries."""
+def _ownership_summary(programme, fleet: Fleet, price, covered, capacity, owned, term) -> dict:
+    """An owned fleet's cash and its comparison with renting: a purchase at the start of each useful life in its
+    term, each resold at the end of its life (``residual_value_share``); the on-demand price of the same GPU; and
+    the months of use at the fleet's utilisation after which owning costs less than renting the hours it carries
+    (``None`` when never, or not within one useful life)."""
     from . import ownership
     base = programme.base_scenario
     residual = float(base.residual_value_share)
     capex = fleet.count * price * base.useful_life_years * 8766.0 / (1.0 - residual)
+    life = max(1, int(round(base.useful_life_years * 12)))
+    first = int(math.floor(fleet.start_month + 1e-9))
+    starts = [first + k * life for k in range(max(1, math.ceil(term / life - 1e-9)))]
     rent = owned["rent_usd_per_gpu_hour"]
     in_horizon = float(capacity.sum())
     utilisation = float(covered.sum() / in_horizon) if in_horizon > 0 else 0.0
@@ -322,18 +403,23 @@ def _ownership_summary(programme, fleet: Fleet, price, covered, capacity, owned)
     months = float(ownership.break_even_months(capex, residual, month * utilisation * rent,
                                                _running_usd(owned, month * utilisation, month))) \
         if np.isfinite(rent) else float("nan")
-    return {"purchase_usd": capex, "resale_usd": capex * residual,
-            "resale_month": int(math.floor(fleet.start_month + 1e-9)) + int(round(base.useful_life_years * 12)),
-            "break_even_months": months if np.isfinite(months) else None,
+    return {"purchases": [(m, capex) for m in starts], "resales": [(m + life, capex * residual) for m in starts],
+            "purchase_usd": capex, "resale_usd": capex * residual, "resale_month": first + life,
+            "life_months": life,
+            "break_even_months": months if np.isfinite(months) and months <= life else None,
             "rent_usd_per_gpu_hour": rent if np.isfinite(rent) else None}
 
 
-def _on_demand_price(programme, runs, gpu, index_of, workstreams, cost, gpu_hours) -> np.ndarray:
+def _on_demand_price(programme, runs, gpu, index_of, rows: pd.DataFrame, cost, gpu_hours) -> np.ndarray:
     """The cost of each row's hours outside the fleets: as the row is bought, but on demand where its workstream
-    buys the cluster reserved or owned (a commitment is the fleets'; nothing else is committed). A GPU without an
+    buys that stage reserved or owned (a commitment is the fleets'; nothing else is committed). A GPU without an
     on-demand price keeps its own."""
     from .prices import price_per_gpu_hour
-    committed = np.array([runs[index_of[w]].pricing in FLEET_PRICING for w in workstreams], dtype=bool)  # its cluster
+    stage, klass = rows["stage"].to_numpy(), rows["gpu_hour_class"].to_numpy()
+    purpose = np.where(stage == "inference", "serving", np.where(klass == "experiments", "experiments",
+                       np.where(np.isin(stage, POST_TRAINING), "post_training", "training")))
+    committed = np.array([stage_mode(runs[index_of[w]], p) in FLEET_PRICING
+                          for w, p in zip(rows["workstream"].to_numpy(), purpose)], dtype=bool)
     if not committed.any():
         return cost
     try:

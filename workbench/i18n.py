@@ -95,7 +95,7 @@ TEXT = {
     "fleet_idle": ("Paid idle (in the horizon)", "空闲支付（规划期内）"), "fleet_used": ("Used", "利用率"),
     "fleet_break_even": ("Owning beats renting after", "自有优于租用的时点"),
     "months_of_use": ("{months:.0f} months of use", "使用 {months:.0f} 个月后"),
-    "never": ("never at this use", "按当前利用率永远不会"),
+    "never": ("not within its useful life at this use", "按当前利用率，在使用年限内不会"),
     "attribute_by": ("Attribute by", "归属维度"), "programme_total": ("Programme total", "项目计划总成本"),
     "first_run": ("First training run", "首次训练"), "after_first_run": ("Everything after it", "此后的全部成本"),
     "beyond_horizon": ("after the horizon (retention tails, commitments and work running past it; not in the total)",
@@ -249,6 +249,8 @@ TEXT = {
 #: Validation problems (``ScenarioError.problem``) and allowed-value texts in Chinese; a problem not listed
 #: here (one with a GPU name or a number in it) is shown in English.
 PROBLEMS_ZH = {
+    "is a vanishing fraction of a token": "是微不足道的 token 分数",
+    "is not a whole number of the hardware's useful lives": "不是硬件使用年限的整数倍",
     "is not a number": "不是数字", "is not a finite number": "不是有限的数字", "is not a whole number": "不是整数",
     "is out of range": "超出允许范围", "is not an object": "不是对象", "is not a non-empty text": "不是非空文本",
     "is too long or holds control characters": "过长或含有控制字符", "is missing": "缺失",

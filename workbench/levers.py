@@ -410,9 +410,10 @@ def _rent_not_own(programme, timeline, priced) -> dict:
                                 fleets=tuple(f for f in programme.fleets if f.pricing != "self_hosted"))
     months = [f["break_even_months"] for f in owned if f.get("break_even_months") is not None]
     row["risk"] += (f"; owning pays for itself after {min(months):.0f} months of use at the fleets' utilisation"
-                    if months else "; at the fleets' utilisation, owning never pays for itself")
+                    if months else "; at the fleets' utilisation, owning does not pay for itself within the "
+                    "hardware's useful life")
     row["risk_zh"] += (f"；按集群当前利用率，自建在使用 {min(months):.0f} 个月后优于租用" if months
-                       else "；按集群当前利用率，自建永远不会优于租用")
+                       else "；按集群当前利用率，自建在使用年限内不会优于租用")
     try:
         figures = priced(variant, None)
     except Exception as error:  # noqa: BLE001 - a workstream that cannot take it (reported, not raised)

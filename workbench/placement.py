@@ -56,7 +56,7 @@ def price_scenarios(scenarios: list[Scenario], owners: list[str]) -> tuple[pd.Da
     """Lines of every scenario (``scenario`` = its index in the list) and the figures it needs, in batches."""
     frames, figures = [], {}
     wanted = ("pretrain_days_with_overheads", "sft_days", "preference_days", "evaluation_days", "price_per_gpu_hour",
-              "dataset_bytes", "n_gpus")
+              "dataset_bytes", "n_gpus", "spot_wait_days")
     for name in wanted:
         figures[name] = np.zeros(len(scenarios))
     for indices, batch in _batches(scenarios):
@@ -435,7 +435,7 @@ def hidden_block(programme, workstreams, runs, figures, offsets, ends, horizon) 
                     tags=w.tags_for(max(cycle, 1)))
     security = programme.security_usd_per_month
     security = d["security_usd_per_month"] if security is None else security
-    for month in range(1, horizon + 1):
+    for month in range(1, programme.horizon_months + 1):  # the programme's own months (``horizon`` may reach past)
         add(month, PROGRAMME_LINES, 0, "programme", "security", "security and compliance (identity, audit logs, masking)",
             "fixed", security)
     out = pd.DataFrame(rows, columns=[*FRAME_COLUMNS, "tags"])

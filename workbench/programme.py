@@ -381,6 +381,13 @@ def _checked(p: Programme) -> Programme:
                              lambda s: named(_checked_staff(s, horizon), "staff"))
     checked_fleets = _entries(where, p.fleets, Fleet, "fleets", MAX_FLEETS,
                               lambda f: named(_checked_fleet(f, horizon), "fleet"))
+    life = max(1, int(round(base.useful_life_years * 12)))
+    for f in checked_fleets:  # owned hardware is bought for whole useful lives (a purchase at the start of each)
+        if f.pricing == "self_hosted" and f.term_months is not None and f.term_months % life:
+            raise ProgrammeError(f"fleet {f.name!r}", "term_months", f.term_months,
+                                 "is not a whole number of the hardware's useful lives",
+                                 f"null, or {life}, {2 * life}, ... months (base.useful_life_years x 12 = {life})",
+                                 f"null，或 {life}、{2 * life}……个月（base.useful_life_years × 12 = {life}）")
     if not isinstance(p.budgets, dict):
         raise ProgrammeError(where, "budgets", p.budgets, "is not an object", "an object of resource: USD")
     budgets = {}
@@ -631,7 +638,13 @@ def of_scenario(scenario: Scenario, name: str = "scenario") -> Programme:
     if not isinstance(scenario, Scenario) or scenario.batch_size is not None:
         raise ProgrammeError("programme", "scenario", scenario, "is not a single Scenario", "workbench.Scenario(...)")
     result = estimate(scenario)
-    run_months = max(1, math.ceil(float(result.wall_days) / (365.25 / 12)))
+    # on a committed cluster the experiments hold it before the run (timeline), so the plan's months hold them too
+    days = float(result.wall_days)
+    if scenario.pricing in FLEET_PRICING and scenario.experiment_pricing in ("same", scenario.pricing):
+        lines = result.lines
+        experiments = lines.loc[lines["item"] == "trial-and-error and ablation runs", "quantity"].sum()
+        days += float(experiments) / max(1.0, float(result.n_gpus)) / 24.0
+    run_months = max(1, math.ceil(days / (365.25 / 12)))
     staff_months = float(result.details["staff_months"])  # the scenario's, or the training's months when empty
     after = max(float(scenario.retention_months), float(scenario.serving_months))
     # long enough to hold the whole estimate: the run and what follows it, and the staff however long they stay

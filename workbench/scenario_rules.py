@@ -55,6 +55,10 @@ def no_bandwidth_error(gpu: str) -> ScenarioError:
                          "为该加速器填写单卡吞吐，或选择有公开带宽数据的 GPU")
 
 
+#: The least positive tokens per request a plan may state (0 is allowed: no prompt, or no answer).
+MIN_TOKENS_PER_REQUEST = 1e-6
+
+
 def _check_combination(v: dict):
     """Rules that involve more than one field."""
     lengths = {name: value.size for name, value in v.items() if isinstance(value, np.ndarray)}
@@ -68,6 +72,14 @@ def _check_combination(v: dict):
         raise ScenarioError("active_params", bad[0], f"exceeds params={bad[1]:g}", "at most the total parameter count",
                             "不超过总参数量")
     _check_shape(v)
+    for name in ("input_tokens_per_request", "output_tokens_per_request"):
+        # a millionth of a token per request is no traffic to plan for, and the roofline's times underflow below it
+        tokens = np.asarray(v[name], dtype=float)
+        tiny = (tokens > 0) & (tokens < MIN_TOKENS_PER_REQUEST)
+        if tiny.any():
+            raise ScenarioError(name, float(tokens[tiny].ravel()[0]) if tokens.ndim else float(tokens),
+                                "is a vanishing fraction of a token", f"0, or {MIN_TOKENS_PER_REQUEST:g} to 1e+07 tokens",
+                                f"0，或 {MIN_TOKENS_PER_REQUEST:g} 至 1e+07 个 token")
     group = np.asarray(v["tensor_parallel"]) * np.asarray(v["pipeline_parallel"])
     if v["n_gpus"] is not None and np.any(np.asarray(v["n_gpus"]) < group):
         bad = _first(np.asarray(v["n_gpus"]) < group, v["n_gpus"], group)

@@ -151,13 +151,13 @@ class Timeline:
         cash = accounting.copy()
         if len(self.fleet_months) and "depreciation_usd" in self.fleet_months:
             cash -= self.fleet_months.groupby("month")["depreciation_usd"].sum().reindex(months, fill_value=0.0)
-        for fleet in self.fleets:
-            if fleet.get("purchase_usd") is None:
-                continue
-            if fleet["start_month"] in cash.index:
-                cash[fleet["start_month"]] += fleet["purchase_usd"]
-            if fleet["resale_month"] in cash.index:
-                cash[fleet["resale_month"]] -= fleet["resale_usd"]
+        for fleet in self.fleets:  # owned: a purchase at the start of each useful life, resold at its end
+            for month, usd in fleet.get("purchases", []):
+                if month in cash.index:
+                    cash[month] += usd
+            for month, usd in fleet.get("resales", []):
+                if month in cash.index:
+                    cash[month] -= usd
         return pd.DataFrame({"accounting_usd": accounting, "cash_usd": cash,
                              "accounting_cumulative_usd": accounting.cumsum(), "cash_cumulative_usd": cash.cumsum()})
 
@@ -199,6 +199,17 @@ def _records(frame: pd.DataFrame) -> list[dict]:
     return out
 
 
+def _reach(programme, workstreams, runs, ends) -> int:
+    """The month until which committed work is placed: the last cycle's end, plus the longest term a fleet can
+    run past it (listed fleets' own; implicit ones: 3 years reserved, or the hardware's useful life)."""
+    last = max(w.cycle_starts()[-1] + ends[i] for i, w in enumerate(workstreams))
+    life = int(round(programme.base_scenario.useful_life_years * 12))
+    listed = max((f.start_month - 1 + f.term(programme.base_scenario.useful_life_years) for f in programme.fleets),
+                 default=0)
+    reach = max(programme.horizon_months, math.ceil(last) + max(36, life), listed)
+    return int(min(reach, programme.horizon_months + 1200))
+
+
 def _experiment_months(runs, lines, figures) -> np.ndarray:
     """Months each run's trial-and-error and ablation runs hold its cluster before the main run: their GPU-hours
     over the cluster's GPUs, where the cluster is committed (reserved or owned) and they are bought the same way;
@@ -231,11 +242,12 @@ def evaluate(programme: Programme) -> Timeline:
     offsets, ends = {}, np.zeros(len(workstreams))
     experiment_months = _experiment_months(runs, lines, figures)
     for i, w in enumerate(workstreams):
-        t = 0.0
+        # a spot run first waits for its capacity (spot_capacity_wait_days): the run starts that much later
+        t = figures["spot_wait_days"][i] / DAYS_PER_MONTH if "pretrain" in w.stages else 0.0
         sequential = "pretrain" in w.stages and experiment_months[i] > 0
         if sequential:
-            offsets[i, "experiments"] = (0.0, experiment_months[i])
-            t = experiment_months[i]
+            offsets[i, "experiments"] = (t, t + experiment_months[i])
+            t += experiment_months[i]
         for stage in TRAINING_STAGES:
             days = figures["pretrain_days_with_overheads" if stage == "pretrain" else f"{stage}_days"][i]
             length = days / DAYS_PER_MONTH if stage in w.stages else 0.0
@@ -246,19 +258,27 @@ def evaluate(programme: Programme) -> Timeline:
         ends[i] = t
 
     figures["cycle_end_months"] = ends  # when each cycle's release goes live: the serving fleets start then
-    blocks = [training_block(programme, workstreams, runs, lines, offsets, ends, horizon)]
+    # with committed GPUs the training work is placed until the fleets' terms end, so that the work after the
+    # horizon runs on the fleets it is committed to (in the amount beyond the horizon) and is not counted twice
+    reach = _reach(programme, workstreams, runs, ends) if programme.fleets or fleets.committed(runs) else horizon
+    blocks = [training_block(programme, workstreams, runs, lines, offsets, ends, reach)]
     serving, served = serving_block(programme, workstreams, runs, ends, horizon, owners)
     blocks.append(serving)
     blocks.append(staff_block(programme, horizon))
-    blocks.append(hidden_block(programme, workstreams, runs, figures, offsets, ends, horizon))
+    blocks.append(hidden_block(programme, workstreams, runs, figures, offsets, ends, reach))
     frame = pd.concat([b for b in blocks if len(b)], ignore_index=True) if any(len(b) for b in blocks) else None
     tag_keys = tuple(sorted({k for w in workstreams for k in w.tags} | {k for s in programme.staff for k in s.tags}))
     if frame is None:
         frame = pd.DataFrame(columns=[*FRAME_COLUMNS, "tags"])
     beyond = sum(float(b.attrs.get("beyond", 0.0)) for b in blocks)
     frame, fleet_beyond, fleet_months, fleet_summaries, fleet_warnings = fleets.apply(programme, runs, figures, frame,
-                                                                                      horizon)
+                                                                                      reach, cut=horizon)
     beyond += fleet_beyond
+    late = frame["month"].to_numpy() > horizon
+    if late.any():  # placed past the horizon for the fleets: what falls after it
+        beyond += float(frame.loc[late, "cost_usd"].sum())
+        frame = frame[~late].reset_index(drop=True)
+        fleet_months = fleet_months[fleet_months["month"] <= horizon].reset_index(drop=True)
     tags = frame.pop("tags")
     for key in tag_keys:
         frame[key] = [t.get(key, UNTAGGED) for t in tags]
