@@ -34,6 +34,12 @@ def test_owned_idle_hours_pay_power_and_operations_by_hand():
     ops = lines.loc[("pretrain", "idle committed capacity: data-centre operations")]
     assert ops["quantity"] == pytest.approx(idle / HOURS_PER_MONTH / 1000 * 3)
     assert ops["cost_usd"] == pytest.approx(idle / HOURS_PER_MONTH / 1000 * 3 * 25_000)
+    # space: 0.7 kW x 1.82 = 1.274 kW of server per GPU at 184.06 USD per kW-month (CBRE H2 2024)
+    space = lines.loc[("pretrain", "idle committed capacity: data-centre space")]
+    assert space["cost_usd"] == pytest.approx(idle / HOURS_PER_MONTH * 0.7 * 1.82 * 184.06)
+    busy = lines.loc[("pretrain", "data-centre space")]
+    assert busy["quantity"] == pytest.approx(e.n_gpus * 1.274 * float(e.details["pretrain_days_with_overheads"])
+                                             / (365.25 / 12))
     # known to the dollar: no contingency on them; rented, they are zero
     assert ops["cost_type"] == "fixed"
     rented = workbench.estimate(pricing="reserved_1y").lines.set_index(["stage", "item"])
@@ -80,7 +86,8 @@ def test_owned_fleet_summary_cash_view_and_chart_frame():
     # break-even at the fleet's utilisation, by hand from the fleet's own figures
     u, month = fleet["utilisation"], 64 * HOURS_PER_MONTH
     busy, idle = 0.7 * 1.82 * 1.2 * 0.08 * 0.75, 0.7 * 1.82 * 1.2 * 0.08 * 0.25
-    running = month * u * busy + month * (1 - u) * idle + month * 3 / 1000 / HOURS_PER_MONTH * 25_000
+    space = 0.7 * 1.82 * 184.06 / HOURS_PER_MONTH  # per GPU-hour: 1.274 kW of server at CBRE's 184.06 USD/kW-month
+    running = month * u * busy + month * (1 - u) * idle + month * (3 / 1000 / HOURS_PER_MONTH * 25_000 + space)
     rent = month * u * fleet["rent_usd_per_gpu_hour"]
     assert fleet["break_even_months"] == pytest.approx(fleet["purchase_usd"] / (rent - running))
     frame = pv.own_or_rent(tl)
@@ -100,15 +107,15 @@ def test_resale_in_the_horizon_comes_back_as_cash():
     assert cash.loc[19, "cash_usd"] < cash.loc[19, "accounting_usd"] - 0.29 * fleet["purchase_usd"]
 
 
-def test_rent_not_own_lever_and_rented_plans_without_it():
+def test_rent_on_demand_lever_and_rented_plans_without_it():
     table = programme_levers(_owned()).set_index("lever")
-    row = table.loc["rent_not_own"]
+    row = table.loc["rent_on_demand"]
     # here owning is cheaper over the work in and after the horizon: renting is offered with what it adds
     assert "months of use" in row["risk"]
     assert row["applicable"] or row["why_not"].startswith("adds ")
     rented = timeline.evaluate(_owned(pricing="on_demand").replace(fleets=()))
     assert row["total_usd"] == pytest.approx(rented.total_cost_usd)
-    assert not programme_levers(pg.example()).set_index("lever").loc["rent_not_own", "applicable"]
+    assert not programme_levers(pg.example()).set_index("lever").loc["rent_on_demand", "applicable"]
     assert pv.own_or_rent(timeline.evaluate(pg.example())).empty
 
 
@@ -285,3 +292,29 @@ def test_a_committed_single_scenario_with_experiments_first_is_its_estimate():
     cleaning = tl.lines.loc[tl.lines["category"] == "data_processing", "cost_usd"].sum()
     assert tl.total_cost_usd + tl.beyond_horizon_usd - cleaning == pytest.approx(
         workbench.estimate(s).total_cost_usd, rel=1e-9)
+
+
+def test_rent_on_demand_drops_a_reservation_and_workstreams_own_commitments():
+    """The architect's findings: no lever offered dropping a programme's reservation (4.3 M idle), and a plan whose
+    workstreams set their own committed pricing was told the lever saves nothing."""
+    data = _example(fleets=[{"name": "res", "gpu": "H100-SXM5-80GB", "count": 256, "pricing": "reserved_1y"}])
+    row = programme_levers(_load(data)).set_index("lever").loc["rent_on_demand"]
+    assert row["applicable"] and row["saving_usd"] > 1e6
+    assert row["total_usd"] == pytest.approx(timeline.evaluate(pg.example()).total_cost_usd)
+    data = _example()
+    data["workstreams"] = [{**w, "changes": {**w.get("changes", {}), "pricing": "self_hosted"}}
+                           for w in data["workstreams"]]
+    row = programme_levers(_load(data)).set_index("lever").loc["rent_on_demand"]
+    assert row["applicable"] and row["total_usd"] == pytest.approx(timeline.evaluate(pg.example()).total_cost_usd)
+
+
+def test_a_single_committed_run_is_offered_on_demand():
+    from workbench.levers import levers
+    table = levers(workbench.Scenario(params=7e10, tokens=2e12, n_gpus=1024, pricing="reserved_1y"))
+    row = table.set_index("lever").loc["on_demand"]
+    on_demand = workbench.estimate(params=7e10, tokens=2e12, n_gpus=1024).total_cost_usd
+    assert row["applicable"] and row["total_usd"] == pytest.approx(on_demand)
+    # post-training and experiments bought the same other way share one commitment (not one each)
+    spot = table.set_index("lever").loc["spot_pretrain"]
+    assert spot["saving_usd"] > -5e6
+

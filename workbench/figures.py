@@ -187,10 +187,11 @@ def stage_modes(x) -> dict:
 def post_training(x, f) -> dict:
     """GPU-hours of SFT, the reward model, rollouts, policy updates and evaluation, on the training cluster."""
     active, peak, mfu_used = f["active_params"], f["peak_flops_per_s"], f["mfu"]
-    # labels still wrong after rework need more passes (or samples) for the same signal: SFT and the reward model
+    # preference labels still wrong after rework need more passes for the same signal (a comparison is a binary
+    # label: Angluin and Laird's relation); SFT examples are not binary labels and are left as they are
     noise = annotation.noisy_label_factor(annotation.residual_noise_share(x["label_noise_share"],
                                                                           x["annotation_rework_rate"]))
-    sft_tokens = x["sft_examples"] * x["sft_tokens_per_example"] * x["sft_epochs"] * noise
+    sft_tokens = x["sft_examples"] * x["sft_tokens_per_example"] * x["sft_epochs"]
     sft_hours = compute.gpu_hours(finetune.sft_flops(active, sft_tokens, x["sft_trainable_fraction"], x["seq_len"],
                                                      f["d_model"], f["n_layers"]), peak, mfu_used)
     rm_params = fill(x["reward_model_params"], active)
@@ -406,11 +407,14 @@ def commitments(x, f) -> dict:
     with np.errstate(invalid="ignore", divide="ignore"):
         base_gpus = np.where(serving_hours > 0, f["serving_base_gpu_hours"] / np.where(serving_hours > 0, serving_hours,
                                                                                         1.0), 0.0)
+    # post-training and experiments bought the same other way share one commitment, one after the other
+    together = (modes["post_training"] == modes["experiments"]) & ~post_same & ~experiments_same
     return {"idle_committed_gpu_hours": {
         "pretrain": idle_committed_gpu_hours(n_gpus, cluster_hours, commitment_term_hours(cluster, life), share),
         "post_training": np.where(post_same, 0.0, idle_committed_gpu_hours(
-            n_gpus, post_hours, commitment_term_hours(modes["post_training"], life), share)),
-        "experiments": np.where(experiments_same, 0.0, idle_committed_gpu_hours(
+            n_gpus, post_hours + np.where(together, experiment_hours, 0.0),
+            commitment_term_hours(modes["post_training"], life), share)),
+        "experiments": np.where(experiments_same | together, 0.0, idle_committed_gpu_hours(
             n_gpus, experiment_hours, commitment_term_hours(modes["experiments"], life), share)),
         "serving_base": idle_committed_gpu_hours(np.nan_to_num(base_gpus), serving_hours,
                                                  commitment_term_hours(modes["serving_base"], life), share)}}
@@ -430,6 +434,11 @@ def line_inputs(x, f) -> dict:
             "power_price": np.where(self_hosted, x["usd_per_kwh"], 0.0),
             "power_source": np.where(self_hosted, "TDP x server_power_factor x power_utilisation x PUE "
                                                   "(Cottier et al. 2024)", _CLOUD_POWER),
+            # owned servers rent data-centre space per kW of their load (TDP x server factor), busy or idle
+            "space_kw_per_gpu": np.where(self_hosted, tdp_kw * x["server_power_factor"], 0.0),
+            "space_source": np.where(self_hosted, "GPUs x TDP x server_power_factor x colocation_usd_per_kw_month "
+                                                  "(CBRE H2 2024)", "0: the cloud price includes the data centre "
+                                                                    "(pricing is not self_hosted)"),
             "ops_fte": np.where(self_hosted, f["n_gpus"] / 1000.0 * x["ops_fte_per_1000_gpus"], 0.0),
             "ops_source": np.where(self_hosted, "ops_fte_per_1000_gpus x n_gpus / 1000 x stage months", _CLOUD_OPS),
             "host_price": f["price_per_gpu_hour"] * x["host_overhead_fraction"],

@@ -51,8 +51,8 @@ def _eligible(frame: pd.DataFrame, runs, index_of: dict) -> dict[str, np.ndarray
     # always-on serving: the base replicas and the guard model beside them (owned GPUs carry the peaks too)
     always_on = (item == "serving replicas (base)") | (item == "content safety: guard model on own GPUs")
     serving = some & (klass == "serving") & (always_on | owned[i])
-    return {"training": training, "post_training": post & ~post_same[i], "experiments": experiments & ~experiments_same[i],
-            "serving": serving}
+    side = {"post_training": post & ~post_same[i], "experiments": experiments & ~experiments_same[i]}
+    return {"training": training, **side, "side": side["post_training"] | side["experiments"], "serving": serving}
 
 
 def stage_mode(run, purpose: str) -> str:
@@ -75,10 +75,14 @@ def implicit_fleets(programme, runs, figures, frame, horizon, only=None) -> list
     for i, run in enumerate(runs):
         if only is not None and i not in only:
             continue
+        together = stage_mode(run, "post_training") == stage_mode(run, "experiments")
         for purpose in ("training", "post_training", "experiments", "serving"):
             mode = stage_mode(run, purpose)
             if mode in FLEET_PRICING and (purpose in ("training", "serving") or mode != run.pricing):
-                groups.setdefault((run.gpu, mode, purpose), []).append(i)
+                # post-training and experiments bought the same other way share one fleet (as one run's do)
+                key = (run.gpu, mode, "side" if together and purpose in ("post_training", "experiments") else purpose)
+                if i not in groups.setdefault(key, []):
+                    groups[key].append(i)
     out = []
     for (gpu, mode, purpose), members in groups.items():
         mask = masks[purpose] & frame["workstream"].isin([programme.workstreams[i].name for i in members]).to_numpy()
@@ -99,7 +103,8 @@ def implicit_fleets(programme, runs, figures, frame, horizon, only=None) -> list
         if purpose == "serving":  # from the moment the first version goes live, not from the start of its month
             start = float(first_live(programme, members, figures)) + 1.0
         term = Fleet("x", gpu, 1, mode).term(life)
-        name = f"{gpu} {purpose.replace('_', '-') if purpose != 'training' else 'cluster'}, {mode.replace('_', ' ')}"
+        what = {"training": "cluster", "side": "post-training and experiments"}.get(purpose, purpose.replace("_", "-"))
+        name = f"{gpu} {what}, {mode.replace('_', ' ')}"
         while name in names:
             name += " (fleet)"
         count = max(1, int(math.ceil(count - 1e-6)))
@@ -169,9 +174,9 @@ def capacity_gpu_hours(fleet: Fleet, term: int, months: np.ndarray) -> np.ndarra
 
 
 #: The stages whose electricity and operations lines follow the GPU-hours a fleet of each purpose carries.
-RUNNING_STAGES = {"training": ("pretrain", *POST_TRAINING), "post_training": POST_TRAINING,
+RUNNING_STAGES = {"training": ("pretrain", *POST_TRAINING), "post_training": POST_TRAINING, "side": POST_TRAINING,
                   "serving": ("inference",), "all": ("pretrain", *POST_TRAINING, "inference")}
-RUNNING_ITEMS = ("electricity", "data-centre operations")
+RUNNING_ITEMS = ("electricity", "data-centre operations", "data-centre space")
 
 
 def committed(runs) -> bool:
@@ -271,7 +276,7 @@ def _carry(programme, mine, runs, figures, demand, horizon, cut, share, implicit
             carried["owned_hours"] += covered
         after = fleet.count * HOURS_PER_MONTH * max(0.0, fleet.start_month - 1 + term - horizon) * (1.0 - share)
         out["beyond"] += after * (price + (owned["idle_usd_per_gpu_hour"] + owned["ops_usd_per_gpu_hour"]
-                                           if owned is not None else 0.0))
+                                           + owned["space_usd_per_gpu_hour"] if owned is not None else 0.0))
         for m in np.nonzero(capacity > 0)[0]:
             _idle_rows(out["rows"], fleet, m + 1, idle[m], price, owned)
             out["fleet_months"].append({
@@ -310,9 +315,11 @@ def _idle_rows(rows, fleet, month, idle, price, owned) -> None:
     if idle <= 0:
         return
     parts = [("compute", "idle committed capacity", price, idle, "idle")]
-    if owned is not None:  # owned servers draw power and are operated idle too
+    if owned is not None:  # owned servers draw power, are operated and take their space idle too
         parts += [("power", "idle committed capacity: electricity", owned["idle_usd_per_gpu_hour"], 0.0, "none"),
                   ("staff", "idle committed capacity: data-centre operations", owned["ops_usd_per_gpu_hour"], 0.0,
+                   "none"),
+                  ("compute", "idle committed capacity: data-centre space", owned["space_usd_per_gpu_hour"], 0.0,
                    "none")]
     for category, item, usd, gpu_hours, klass in parts:
         rows.append({"month": month, "workstream": fleet.name, "cycle": 0, "stage": "fleet", "category": category,
@@ -351,7 +358,9 @@ def _running_follows_owner(programme, runs, frame, cost, names, purpose, gpu, ow
         for m in np.nonzero(owned_hours > 0)[0]:
             for category, item, usd in (("power", "owned fleet: electricity", owned["busy_usd_per_gpu_hour"]),
                                         ("staff", "owned fleet: data-centre operations",
-                                         owned["ops_usd_per_gpu_hour"])):
+                                         owned["ops_usd_per_gpu_hour"]),
+                                        ("compute", "owned fleet: data-centre space",
+                                         owned["space_usd_per_gpu_hour"])):
                 out["rows"].append({"month": m + 1, "workstream": name, "cycle": 0, "stage": "fleet",
                                     "category": category, "item": item, "cost_type": "fixed",
                                     "cost_usd": owned_hours[m] * usd, "gpu_hours": 0.0, "gpu_hour_class": "none",
@@ -374,14 +383,16 @@ def _owned_running(programme, gpu: str) -> dict:
     return {"idle_usd_per_gpu_hour": kwh * base.idle_power_share * base.usd_per_kwh,
             "busy_usd_per_gpu_hour": kwh * base.power_utilisation * base.usd_per_kwh,
             "ops_usd_per_gpu_hour": base.ops_fte_per_1000_gpus / 1000.0 / HOURS_PER_MONTH * base.staff_usd_per_month,
+            "space_usd_per_gpu_hour": tdp_w / 1000.0 * base.server_power_factor * base.colocation_usd_per_kw_month
+            / HOURS_PER_MONTH,
             "rent_usd_per_gpu_hour": rent}
 
 
 def _running_usd(owned: dict, used, capacity):
-    """An owned fleet's running cost [USD]: electricity busy and idle, and operations on every GPU-hour it has."""
+    """An owned fleet's running cost [USD]: electricity busy and idle, operations and space on every GPU-hour."""
     return (np.asarray(used) * owned["busy_usd_per_gpu_hour"]
             + (np.asarray(capacity) - np.asarray(used)) * owned["idle_usd_per_gpu_hour"]
-            + np.asarray(capacity) * owned["ops_usd_per_gpu_hour"])
+            + np.asarray(capacity) * (owned["ops_usd_per_gpu_hour"] + owned["space_usd_per_gpu_hour"]))
 
 
 def _ownership_summary(programme, fleet: Fleet, price, covered, capacity, owned, term) -> dict:

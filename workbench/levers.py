@@ -42,7 +42,7 @@ COLUMNS = ("lever", "name", "name_zh", "changes", "applicable", "saving_usd", "r
 #: The conditions ``applies_when`` may name (see :func:`_conditions`).
 CONDITIONS = ("cloud", "not_spot", "on_demand", "not_reserved", "has_fp8", "not_fp8", "serving", "fixed", "serving_bf16",
               "no_prefix_cache", "checkpoint_interval_hours", "catalogue_price", "experiments", "experiments_not_spot",
-              "logs_above_sampled", "above_average", "checkpoints_above", "preference_labels", "full_sft")
+              "logs_above_sampled", "above_average", "checkpoints_above", "preference_labels", "full_sft", "committed")
 
 
 @cached
@@ -106,6 +106,8 @@ def _conditions(scenario: Scenario) -> dict:
         "above_average": (scenario.serving_headroom > 1.0 / scenario.peak_to_average + 1e-9,
                           "capacity is already at or below the mean traffic"),
         "preference_labels": (scenario.preference_pairs > 0, "no human preference comparisons are planned"),
+        "committed": (scenario.pricing in ("reserved_1y", "reserved_3y", "self_hosted"),
+                      f"the cluster is bought by the hour already ({scenario.pricing})"),
         "full_sft": (scenario.sft_examples > 0 and scenario.sft_trainable_fraction > 0.01,
                      "no SFT, or it already trains 1 % of the parameters or fewer"),
         "checkpoints_above": (scenario.checkpoints_kept_hot > 1 or scenario.checkpoints_kept_object > 3,
@@ -378,7 +380,7 @@ def programme_levers(programme) -> pd.DataFrame:
                      "applied": {"workstreams": [w.name for w in held]}})
     else:
         rows.append({**row, "applicable": False, "why_not": "every workstream already releases within 15 minutes"})
-    rows.append(_rent_not_own(programme, base_timeline, priced))
+    rows.append(_rent_on_demand(programme, base_timeline, priced))
     return _ranked(rows)
 
 
@@ -388,34 +390,37 @@ def _own_row(lever, names, changes, risks, source) -> dict:
             "risk_zh": risks[1], "risk_priced": False, "source": source, "crosses": [], "why_not": "", "applied": {}}
 
 
-def _rent_not_own(programme, timeline, priced) -> dict:
-    """The programme's own lever on owned hardware: rent the same GPUs on demand instead (owned fleets dropped, a
-    base bought ``self_hosted`` rented on demand; workstreams that set their pricing keep theirs). A negative
-    saving says owning pays for itself; the fleets' break-even months say after how long."""
-    row = _own_row("rent_not_own", ("Rent the GPUs on demand instead of owning them", "按需租用 GPU，而非自建"),
-                   "pricing=on_demand; owned fleets dropped",
+_COMMITTED = ("reserved_1y", "reserved_3y", "self_hosted")
+_PRICING_FIELDS = ("pricing", "experiment_pricing", "post_training_pricing", "serving_pricing", "serving_peak_pricing")
+
+
+def _rent_on_demand(programme, timeline, priced) -> dict:
+    """The programme's own lever on committed GPUs: rent them on demand instead (every fleet dropped, and every
+    way of buying that commits, in the base and in the workstreams, made on demand). A negative saving says the
+    commitment pays for itself; owned fleets' break-even months say after how long."""
+    from dataclasses import replace
+    row = _own_row("rent_on_demand", ("Rent the GPUs on demand instead of reserving or owning them",
+                                      "按需租用 GPU，而非预留或自建"),
+                   "pricing=on_demand wherever it commits; fleets dropped",
                    ("Capacity for a large cluster may not be free on demand when needed; the rented price can move",
                     "大规模集群在需要时未必能按需获得；租用价格可能变动"),
                    "Planning guides: self-built clusters against cloud; Cottier et al. 2024 (amortised hardware)")
+    if not timeline.fleets:
+        return {**row, "applicable": False, "why_not": "no reserved or owned GPUs in the plan"}
+    rented = lambda changes: {k: "on_demand" for k in _PRICING_FIELDS if changes.get(k) in _COMMITTED}  # noqa: E731
+    changes = rented(programme.base)
+    variant = programme.replace(base={**programme.base, **changes}, fleets=(), workstreams=tuple(
+        replace(w, changes={**w.changes, **rented(w.changes)}) for w in programme.workstreams))
     owned = [f for f in timeline.fleets if f.get("purchase_usd") is not None]
-    if not owned:
-        return {**row, "applicable": False, "why_not": "no owned hardware in the plan"}
-    base = dict(programme.base)
-    changes = {}
-    if programme.base_scenario.pricing == "self_hosted":
-        changes = {"pricing": "on_demand"}
-        changes.update({name: "on_demand" for name in ("experiment_pricing", "post_training_pricing",
-                                                         "serving_pricing") if base.get(name) == "self_hosted"})
-    variant = programme.replace(base={**base, **changes},
-                                fleets=tuple(f for f in programme.fleets if f.pricing != "self_hosted"))
-    months = [f["break_even_months"] for f in owned if f.get("break_even_months") is not None]
-    row["risk"] += (f"; owning pays for itself after {min(months):.0f} months of use at the fleets' utilisation"
-                    if months else "; at the fleets' utilisation, owning does not pay for itself within the "
-                    "hardware's useful life")
-    row["risk_zh"] += (f"；按集群当前利用率，自建在使用 {min(months):.0f} 个月后优于租用" if months
-                       else "；按集群当前利用率，自建在使用年限内不会优于租用")
+    if owned:
+        months = [f["break_even_months"] for f in owned if f.get("break_even_months") is not None]
+        row["risk"] += (f"; owning pays for itself after {min(months):.0f} months of use at the fleets' "
+                        "utilisation" if months else "; at the fleets' utilisation, owning does not pay for itself "
+                        "within the hardware's useful life")
+        row["risk_zh"] += (f"；按集群当前利用率，自建在使用 {min(months):.0f} 个月后优于租用" if months
+                           else "；按集群当前利用率，自建在使用年限内不会优于租用")
     try:
         figures = priced(variant, None)
     except Exception as error:  # noqa: BLE001 - a workstream that cannot take it (reported, not raised)
         return {**row, "applicable": False, "why_not": str(error)}
-    return {**row, **figures, "applicable": True, "applied": {**changes, "fleets": "owned dropped"}}
+    return {**row, **figures, "applicable": True, "applied": {**changes, "fleets": "dropped"}}

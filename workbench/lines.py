@@ -89,6 +89,10 @@ def commitment_lines(x, f) -> list[Line]:
                         "FTE-month", x["staff_usd_per_month"], "fixed",
                         "idle GPU-months / 1000 x ops_fte_per_1000_gpus",
                         _where(owned, "owned hardware is operated busy or idle", "0: not owned")))
+        out.append(Line(stage, "compute", f"{item}: data-centre space",
+                        idle_owned / (24.0 * operations.DAYS_PER_MONTH) * f["space_kw_per_gpu"], "kW-month",
+                        x["colocation_usd_per_kw_month"], "fixed", "idle GPU-months x kW per server GPU",
+                        _where(owned, "owned servers take their space busy or idle", "0: not owned")))
     return out
 
 
@@ -146,6 +150,9 @@ def training_overheads(stage, x, f) -> list[Line]:
              "staff_usd_per_month: ~200k USD salary x 1.5 overheads / 12 (planning assumption)"),
         Line(stage, "staff", "data-centre operations", operations.fte_months(f["ops_fte"], days / operations.DAYS_PER_MONTH),
              "FTE-month", x["staff_usd_per_month"], "fixed", "ops FTE x stage months", f["ops_source"]),
+        Line(stage, "compute", "data-centre space", f["n_gpus"] * f["space_kw_per_gpu"] * days / operations.DAYS_PER_MONTH,
+             "kW-month", x["colocation_usd_per_kw_month"], "fixed", "GPUs x kW per server GPU x stage months",
+             f["space_source"]),
         Line(stage, "power", "electricity", total_hours * f["kwh_per_gpu_hour"], "kWh", f["power_price"], "elastic",
              "GPU-h x TDP x server factor x utilisation x PUE", f["power_source"])]
 
@@ -312,7 +319,11 @@ def serving_lines(x, f) -> list[Line]:
              operations.fte_months(np.where(self_hosted & serving_on,
                                             f["serving_gpus"] / 1000.0 * x["ops_fte_per_1000_gpus"], 0.0),
                                    x["serving_months"]),
-             "FTE-month", x["staff_usd_per_month"], "fixed", "ops FTE x serving_months", f["ops_source"])]
+             "FTE-month", x["staff_usd_per_month"], "fixed", "ops FTE x serving_months", f["ops_source"]),
+        Line("inference", "compute", "data-centre space",
+             np.where(serving_on, f["serving_gpus"] * f["space_kw_per_gpu"], 0.0) * x["serving_months"], "kW-month",
+             x["colocation_usd_per_kw_month"], "fixed", "serving GPUs x kW per server GPU x serving_months",
+             f["space_source"])]
 
 
 def redundancy_lines(x, lines: list[Line]) -> list[Line]:

@@ -307,7 +307,8 @@ def serving_block(programme, workstreams, runs, ends, horizon, owners):
 
 #: The guard model's running costs on owned hardware (zero when rented: the price includes them).
 GUARD_RUNNING = {"electricity": "content safety: guard model electricity",
-                 "data-centre operations": "content safety: guard model operations"}
+                 "data-centre operations": "content safety: guard model operations",
+                 "data-centre space": "content safety: guard model space"}
 
 
 def guard_block(workstreams, runs, guard_months, owners) -> pd.DataFrame:
