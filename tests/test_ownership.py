@@ -318,3 +318,51 @@ def test_a_single_committed_run_is_offered_on_demand():
     spot = table.set_index("lever").loc["spot_pretrain"]
     assert spot["saving_usd"] > -5e6
 
+
+
+# -- the second attacking review -------------------------------------------------------------------------
+def test_the_guard_models_running_costs_follow_the_owner_too():
+    data = {"schema_version": 1, "name": "guard", "horizon_months": 12, "content_filtering": "self_hosted",
+            "base": {"params": 7e9, "gpu": "H100-SXM", "pricing": "self_hosted", "staff_fte": 0},
+            "fleets": [{"name": "res", "gpu": "H100-SXM", "count": 64, "pricing": "reserved_1y"}],
+            "workstreams": [{"name": "ft", "stages": ["sft"], "serve_months": 6,
+                             "changes": {"n_gpus": 16, "requests_per_day": 2e6}}]}
+    tl = timeline.evaluate(_load(data))
+    guard = tl.lines[tl.lines["item"].str.startswith("content safety: guard model")]
+    assert guard["gpu_hours"].sum() > 0
+    running = guard[~guard["item"].str.endswith("on own GPUs")]
+    assert running["cost_usd"].sum() == pytest.approx(0.0, abs=1e-6)  # a reserved fleet's price includes them
+
+
+def test_owned_experiments_draw_power_are_operated_and_take_space_by_hand():
+    e = workbench.estimate(pricing="self_hosted")
+    lines = e.lines.set_index(["stage", "item"])
+    hours = lines.loc[("pretrain", "trial-and-error and ablation runs"), "quantity"]
+    assert lines.loc[("pretrain", "electricity (experiments)"), "quantity"] == pytest.approx(
+        hours * 0.7 * 1.82 * 0.75 * 1.2)
+    assert lines.loc[("pretrain", "data-centre space (experiments)"), "cost_usd"] == pytest.approx(
+        hours / HOURS_PER_MONTH * 0.7 * 1.82 * 184.06)
+    assert lines.loc[("pretrain", "data-centre operations (experiments)"), "cost_usd"] == pytest.approx(
+        hours / HOURS_PER_MONTH / 1000 * 3 * 25_000)
+    rented = workbench.estimate().lines.set_index(["stage", "item"])
+    assert rented.loc[("pretrain", "electricity (experiments)"), "cost_usd"] == 0
+
+
+def test_owned_hardware_is_held_whole_months():
+    """A life of 2.55 years is 31 months: what a fleet books over it is its purchase, and the programme of one
+    scenario is its estimate (they differed by 0.4 month of running costs)."""
+    assert ownership.life_hours(2.55) == pytest.approx(31 * HOURS_PER_MONTH)
+    assert ownership.life_hours(4) == pytest.approx(4 * 8766)
+    data = {"schema_version": 1, "name": "x", "horizon_months": 40,
+            "base": {"params": 7e9, "n_gpus": 64, "staff_fte": 0, "pricing": "self_hosted", "useful_life_years": 2.55},
+            "fleets": [{"name": "own", "gpu": "H100-SXM", "count": 64, "pricing": "self_hosted"}],
+            "workstreams": [{"name": "ft", "stages": ["pretrain"], "every_months": 3, "cycles": 10}]}
+    tl = timeline.evaluate(_load(data))
+    fleet = tl.fleets[0]
+    assert fleet["term_months"] == 31 and fleet["purchase_usd"] == pytest.approx(64 * 30_000 * 1.69)
+    assert tl.fleet_months["depreciation_usd"].sum() == pytest.approx(fleet["purchase_usd"])
+    s = workbench.Scenario(pricing="self_hosted", useful_life_years=2.55)
+    plan = timeline.evaluate(pg.of_scenario(s))
+    cleaning = plan.lines.loc[plan.lines["category"] == "data_processing", "cost_usd"].sum()
+    assert plan.total_cost_usd + plan.beyond_horizon_usd - cleaning == pytest.approx(
+        workbench.estimate(s).total_cost_usd, rel=1e-9)

@@ -373,7 +373,7 @@ def commitment_term_hours(mode, useful_life_years) -> np.ndarray:
     mode = np.asarray(mode, dtype=object)
     return np.select([mode == "reserved_1y", mode == "reserved_3y", mode == "self_hosted"],
                      [RESERVED_TERM_HOURS["reserved_1y"], RESERVED_TERM_HOURS["reserved_3y"],
-                      np.asarray(useful_life_years, dtype=float) * ownership.HOURS_PER_YEAR], np.nan)
+                      ownership.life_hours(useful_life_years)], np.nan)
 
 
 def idle_committed_gpu_hours(gpus, used_hours, term_hours, other_use_share) -> np.ndarray:

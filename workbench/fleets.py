@@ -176,7 +176,10 @@ def capacity_gpu_hours(fleet: Fleet, term: int, months: np.ndarray) -> np.ndarra
 #: The stages whose electricity and operations lines follow the GPU-hours a fleet of each purpose carries.
 RUNNING_STAGES = {"training": ("pretrain", *POST_TRAINING), "post_training": POST_TRAINING, "side": POST_TRAINING,
                   "serving": ("inference",), "all": ("pretrain", *POST_TRAINING, "inference")}
-RUNNING_ITEMS = ("electricity", "data-centre operations", "data-centre space")
+RUNNING_ITEMS = ("electricity", "data-centre operations", "data-centre space", "electricity (experiments)",
+                 "data-centre operations (experiments)", "data-centre space (experiments)",
+                 "content safety: guard model electricity", "content safety: guard model operations",
+                 "content safety: guard model space")
 
 
 def committed(runs) -> bool:
@@ -403,8 +406,8 @@ def _ownership_summary(programme, fleet: Fleet, price, covered, capacity, owned,
     from . import ownership
     base = programme.base_scenario
     residual = float(base.residual_value_share)
-    capex = fleet.count * price * base.useful_life_years * 8766.0 / (1.0 - residual)
     life = max(1, int(round(base.useful_life_years * 12)))
+    capex = fleet.count * price * life * HOURS_PER_MONTH / (1.0 - residual)  # booked over each life (whole months)
     first = int(math.floor(fleet.start_month + 1e-9))
     starts = [first + k * life for k in range(max(1, math.ceil(term / life - 1e-9)))]
     rent = owned["rent_usd_per_gpu_hour"]

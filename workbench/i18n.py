@@ -218,9 +218,11 @@ TEXT = {
     "tw_fleet_idle": ("Fleet {name!r}: {share:.0%} of its committed GPU-hours in the horizon are idle ({amount}); "
                       "a smaller fleet, a shorter term, or more work on it would use them.",
                       "集群 {name!r}：规划期内 {share:.0%} 的承诺 GPU 小时闲置（{amount}）；可缩小集群、缩短期限或安排更多工作。"),
-    "tw_fleet_overflow": ("The {gpu} fleets are full from month {month}: {gpu_hours:,.0f} GPU-h of work in their term "
-                          "are bought as each workstream buys them (on demand or spot).",
-                          "{gpu} 集群从第 {month} 个月起已满：其期限内有 {gpu_hours:,.0f} GPU 小时的工作按各工作流自己的方式购买（按需或竞价）。"),
+    "tw_fleet_overflow": ("From month {month} the {gpu} fleets do not hold all the work (they are full, or their term "
+                          "is over): {gpu_hours:,.0f} GPU-h in the horizon are bought as each workstream buys that "
+                          "stage, on demand where it was reserved or owned.",
+                          "从第 {month} 个月起，{gpu} 集群容纳不下全部工作（已满或承诺期已结束）：规划期内有 "
+                          "{gpu_hours:,.0f} GPU 小时按各工作流该阶段的方式购买，原为预留或自有的按需购买。"),
     "tw_beyond": ("{amount} fall after month {horizon} (storage retention and archive tails, work of cycles that "
                   "start or end after it, and the rest of the fleets' terms) and are not in the total.",
                   "{amount} 发生在第 {horizon} 个月之后（存储保留期与归档尾部、在此之后开始或结束的轮次，以及集群承诺期的剩余部分），"

@@ -423,4 +423,6 @@ def _rent_on_demand(programme, timeline, priced) -> dict:
         figures = priced(variant, None)
     except Exception as error:  # noqa: BLE001 - a workstream that cannot take it (reported, not raised)
         return {**row, "applicable": False, "why_not": str(error)}
-    return {**row, **figures, "applicable": True, "applied": {**changes, "fleets": "dropped"}}
+    moved = [w.name for w in programme.workstreams if rented(w.changes)]
+    return {**row, **figures, "applicable": True,
+            "applied": {**changes, "fleets": "dropped", **({"workstreams": moved} if moved else {})}}

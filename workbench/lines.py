@@ -169,6 +169,20 @@ def pretrain_lines(x, f) -> list[Line]:
                       price, cost_type, "pre-training GPU-h x (experiment_fraction + ablation_runs x ablation_run_fraction)",
                       _where(f["stage_mode"]["experiments"] != f["stage_mode"]["pretrain"], source,
                                "LLaMA 1 development used ~3.4x the GPU-h of its final models (Touvron et al. 2023)")))
+    # owned GPUs running the experiments draw power, are operated and take their space as the run's do
+    owned = np.asarray(f["stage_mode"]["experiments"] == "self_hosted", dtype=bool)
+    experiment_hours = np.where(owned, hours * experiment_share, 0.0)
+    gpu_months = experiment_hours / (24.0 * operations.DAYS_PER_MONTH)
+    lines += [Line("pretrain", "power", "electricity (experiments)", experiment_hours * f["kwh_per_gpu_hour"], "kWh",
+                   f["power_price"], "elastic", "experiment GPU-h x TDP x server factor x utilisation x PUE",
+                   f["power_source"]),
+              Line("pretrain", "staff", "data-centre operations (experiments)",
+                   operations.fte_months(gpu_months / 1000.0, x["ops_fte_per_1000_gpus"]), "FTE-month",
+                   x["staff_usd_per_month"], "fixed", "experiment GPU-months / 1000 x ops_fte_per_1000_gpus",
+                   f["ops_source"]),
+              Line("pretrain", "compute", "data-centre space (experiments)", gpu_months * f["space_kw_per_gpu"],
+                   "kW-month", x["colocation_usd_per_kw_month"], "fixed", "experiment GPU-months x kW per server GPU",
+                   f["space_source"])]
     price, cost_type, _ = _price("pretrain", f)
     allowed = np.asarray(x["divergence_allowance"]) == "expected"
     lines.append(Line("pretrain", "failures", "divergence restarts (expected)",

@@ -30,13 +30,18 @@ def capex_usd_per_gpu(purchase_usd, server_share, interconnect_share):
     return np.asarray(purchase_usd, dtype=float) * (1.0 + np.asarray(server_share) + np.asarray(interconnect_share))
 
 
+def life_hours(useful_life_years):
+    """Hours owned hardware is held [h]: its useful life in whole months (a plan pays by the month; 2.55 years is
+    31 months), each 8766 / 12 hours."""
+    return np.maximum(1.0, np.round(np.asarray(useful_life_years, dtype=float) * 12.0)) * HOURS_PER_YEAR / 12.0
+
+
 def amortised_usd_per_gpu_hour(purchase_usd, server_share, interconnect_share, useful_life_years,
                                residual_value_share=0.0):
     """Hardware cost of one GPU-hour [USD/GPU-h]: straight-line depreciation of purchase x (1 + server +
-    interconnect) less its resale value at the end of the life, over the life's hours."""
+    interconnect) less its resale value at the end of the life, over the life's hours (whole months)."""
     capex = capex_usd_per_gpu(purchase_usd, server_share, interconnect_share)
-    return capex * (1.0 - np.asarray(residual_value_share, dtype=float)) / (
-        np.asarray(useful_life_years, dtype=float) * HOURS_PER_YEAR)
+    return capex * (1.0 - np.asarray(residual_value_share, dtype=float)) / life_hours(useful_life_years)
 
 
 def break_even_months(capex_usd, residual_value_share, rent_usd_per_month, running_usd_per_month):
