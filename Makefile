@@ -1,4 +1,4 @@
-# Two entry points for a fresh machine (Python >= 3.10 with venv):
+# Two entry points for a fresh machine (Python >= 3.11 with venv):
 #   make app   - install into .venv and serve the planner app at http://localhost:8866
 #   make test  - install into .venv (with test extras) and run the whole test suite
 VENV ?= .venv

@@ -63,4 +63,4 @@ def test_link_command_prints_binder_and_local_links():
     assert "mybinder.org" in lines["Binder"]
     bad = subprocess.run([sys.executable, "-m", "workbench.cli", "link", "--params", "-1"], capture_output=True,
                          text=True, timeout=120)
-    assert bad.returncode == 2 and bad.stderr.startswith("workbench: error: params=-1.0")
+    assert bad.returncode == 1 and bad.stderr.startswith("workbench: error: params=-1.0")

@@ -3,6 +3,7 @@ import json
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -76,9 +77,11 @@ def test_readable_table_names_defaults_and_sources():
     (["frobnicate"], "invalid choice: 'frobnicate'"),
     ([], "required"),
 ])
-def test_bad_input_exits_2_with_one_line(args, expected):
+def test_bad_input_exits_1_or_2_with_one_line(args, expected):
+    """Exit 1: what it was given is wrong; exit 2: how it was typed (an unknown option, a missing argument)."""
     result = run(*args)
-    assert result.returncode == 2
+    usage = any(word in expected for word in ("unrecognized", "did you mean", "invalid choice", "required"))
+    assert result.returncode == (2 if usage else 1)
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in result.stderr
     assert expected in lines[0] and lines[0].startswith("workbench: error:")
@@ -112,3 +115,37 @@ def test_help_shows_defaults_as_one_would_type_them():
 def test_help_works_for_every_command(command):
     result = run(command, "--help")
     assert result.returncode == 0 and "usage: workbench" in result.stdout and not result.stderr
+
+
+def test_version_and_standard_input():
+    """Issue 27: CLI habits. --version prints the one version string; - reads standard input for a programme file
+    and for a bill (its kind told by its first bytes), named - in what is printed."""
+    import workbench
+    version = run("--version")
+    assert version.returncode == 0 and version.stdout.strip() == f"workbench {workbench.__version__}"
+    example = run("plan", "--example").stdout
+    piped = subprocess.run([sys.executable, "-m", "workbench.cli", "plan", "-", "--json"], input=example,
+                           capture_output=True, text=True, timeout=120)
+    assert piped.returncode == 0, piped.stderr
+    assert json.loads(piped.stdout)["total_cost_usd"] == pytest.approx(
+        json.loads(run("plan", "--json", *_example_file(example)).stdout)["total_cost_usd"])
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from focus_generator import write_export
+    import tempfile
+    with tempfile.TemporaryDirectory() as folder:
+        write_export(Path(folder) / "bill.csv", 200)
+        data = (Path(folder) / "bill.csv").read_bytes()
+    bill = subprocess.run([sys.executable, "-m", "workbench.cli", "actuals", "-", "--json"], input=data,
+                          capture_output=True, timeout=120)
+    assert bill.returncode == 0, bill.stderr
+    assert json.loads(bill.stdout)["file"] == "-" and json.loads(bill.stdout)["rows_read"] == 200
+    broken = subprocess.run([sys.executable, "-m", "workbench.cli", "actuals", "-"], input=b"a,b\n1,2\n",
+                            capture_output=True, text=False, timeout=120)
+    assert broken.returncode == 1 and broken.stderr.decode().startswith("workbench: error: -: missing FOCUS")
+
+
+def _example_file(text):
+    import tempfile
+    path = Path(tempfile.mkdtemp()) / "plan.json"
+    path.write_text(text)
+    return [str(path)]

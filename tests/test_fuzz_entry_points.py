@@ -296,7 +296,7 @@ def _check_folder(folder, table):
         # the corrupted file, or a table whose references it broke (a renamed GPU id in prices.csv)
         assert str(error).startswith(str(folder)) and ".csv" in str(error), error
         code, _, err = run(["estimate"])
-        assert code == 2 and str(folder) in err and err.count("\n") == 1
+        assert code == 1 and str(folder) in err and err.count("\n") == 1
         return
     try:
         est = estimate(Scenario())

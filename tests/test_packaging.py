@@ -14,6 +14,12 @@ def test_wheel_carries_data_and_works_outside_the_repo(tmp_path):
     names = zipfile.ZipFile(wheel).namelist()
     for table in ("accelerators.csv", "prices.csv", "published_runs.csv", "scenario_fields.csv", "scaling_laws.csv"):
         assert f"workbench/data/{table}" in names
+    # issue 27: the metadata of a package of its ecosystem (one version, its licence, typed)
+    import workbench
+    assert wheel.name.startswith(f"workbench-{workbench.__version__}-") and "workbench/py.typed" in names
+    meta = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
+    assert "License-Expression: MIT" in meta and "Requires-Python: >=3.11" in meta and "Classifier: " in meta
+    assert any(n.endswith("licenses/LICENSE") for n in names)
     site = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(site)
     code = ("import workbench, workbench.data as d; print(d.data_dir()); "

@@ -367,10 +367,10 @@ def test_cli_refuses_a_bad_file_in_one_line(tmp_path):
     path = tmp_path / "plan.json"
     path.write_text(json.dumps(_file(horizon_months=500)))
     out = _cli("plan", str(path))
-    assert out.returncode == 2 and out.stdout == ""
+    assert out.returncode == 1 and out.stdout == ""
     assert out.stderr.strip().count("\n") == 0 and "horizon_months=500: is out of range" in out.stderr
     missing = _cli("plan", str(tmp_path / "nope.json"))
-    assert missing.returncode == 2 and "cannot be read" in missing.stderr
+    assert missing.returncode == 1 and "cannot be read" in missing.stderr
     assert _cli("plan").returncode == 2 and _cli("plan", "--example", "--json").returncode == 2
 
 

@@ -196,7 +196,7 @@ def test_commas_are_refused_with_how_to_write_it(text):
     with pytest.raises(ScenarioError, match="contains a comma; write decimals with a point"):
         Scenario(tokens=text)
     code, _, err = run("estimate", "--tokens", text)
-    assert code == 2 and "1.5T" in err
+    assert code == 1 and "1.5T" in err
 
 
 # -- 6. monotonicity with an auto-sized cluster -----------------------------------------------------------
@@ -284,7 +284,7 @@ def test_impossible_data_is_refused_naming_file_row_and_column(data_copy, table,
     assert message.startswith(str(path)) and ", row " in message and f"column '{column}'" in message, message
     assert match in message, message
     code, out, err = run("estimate")
-    assert code == 2 and err.count("\n") == 1 and table in err and "row" in err, err
+    assert code == 1 and err.count("\n") == 1 and table in err and "row" in err, err
 
 
 def _load_everything():
@@ -381,27 +381,27 @@ def test_a_resolved_price_above_the_typed_range_keeps_sensitivity_and_range_righ
 def test_field_table_edits_the_engine_cannot_honour_are_refused(data_copy, field, column, value, match):
     set_cell(data_copy / "scenario_fields.csv", field, column, value)
     code, _, err = run("estimate")
-    assert code == 2 and "scenario_fields.csv, row" in err and match in err, err
+    assert code == 1 and "scenario_fields.csv, row" in err and match in err, err
 
 
 def test_other_cross_table_problems_name_their_file(data_copy):
     set_cell(data_copy / "published_runs.csv", "LLaMA-7B", "gpu", "FOO-GPU")
     code, _, err = run("estimate")
-    assert code == 2 and "published_runs.csv, row 2, column 'gpu'" in err, err
+    assert code == 1 and "published_runs.csv, row 2, column 'gpu'" in err, err
 
 
 def test_provider_names_must_be_typeable(data_copy):
     path = data_copy / "prices.csv"
     path.write_text(path.read_text(encoding="utf-8").replace(",aws,", ",AWS ,", 1), encoding="utf-8")
     code, _, err = run("estimate")
-    assert code == 2 and "must be lower case" in err and "column 'provider'" in err, err
+    assert code == 1 and "must be lower case" in err and "column 'provider'" in err, err
 
 
 def test_integer_fields_cannot_be_sampled(data_copy):
     with open(data_copy / "uncertainty.csv", "a", encoding="utf-8") as f:
         f.write("seq_len,lognormal,,,,0.1,x\n")
     code, _, err = run("estimate")
-    assert code == 2 and "uncertainty.csv, row" in err and "'seq_len' is not one of the allowed values" in err, err
+    assert code == 1 and "uncertainty.csv, row" in err and "'seq_len' is not one of the allowed values" in err, err
 
 
 def test_a_catalog_gap_in_a_link_drops_only_its_key():

@@ -14,9 +14,14 @@ scenario's values. Bad input exits with status 2 and one line on stderr.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import dataclasses
 import json
 import re
+import shutil
 import sys
+import tempfile
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -75,7 +80,10 @@ def _add_scenario_options(parser: argparse.ArgumentParser) -> argparse.ArgumentP
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="workbench", description="LLM Cost Workbench: what a training run costs, and why.")
+    parser = _Parser(prog="workbench", description="LLM Cost Workbench: what a training run costs, and why. "
+                                                   "Exit status: 0 done, 1 bad input or data, 2 usage error.")
+    from . import __version__
+    parser.add_argument("--version", action="version", version=f"workbench {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     est = _add_scenario_options(commands.add_parser("estimate", help="estimate a scenario (options default to Scenario())"))
     est.add_argument("--json", action="store_true", help="print one JSON object")
@@ -103,14 +111,14 @@ def build_parser() -> argparse.ArgumentParser:
     val.add_argument("--json", action="store_true", help="print JSON")
     plan = commands.add_parser("plan", help="a programme month by month: workstreams, release cycles, serving, staff, "
                                             "budgets and KPIs (workbench plan --example > plan.json)")
-    plan.add_argument("file", nargs="?", help="a programme file (.json, or .toml)")
+    plan.add_argument("file", nargs="?", help="a programme file (.json, or .toml); - reads standard input")
     plan.add_argument("--example", action="store_true", help="print a sample programme file and stop")
     form = plan.add_mutually_exclusive_group()
     form.add_argument("--json", action="store_true", help="print one JSON object")
     form.add_argument("--csv", action="store_true", help="print the monthly cost lines as CSV")
     act = commands.add_parser("actuals", help="a FOCUS billing export (CSV, CSV.gz or Parquet): totals by category, "
                                               "month and tag, unattributed spend, rejected rows")
-    act.add_argument("export", help="the export file")
+    act.add_argument("export", help="the export file; - reads standard input")
     act.add_argument("--cost-column", default="EffectiveCost", choices=list(actuals.COST_COLUMNS),
                      help="the FOCUS cost column to total (default EffectiveCost: amortised, after discounts)")
     act.add_argument("--rate", action="append", default=[], metavar="CUR=UNITS",
@@ -175,7 +183,15 @@ def _cmd_actuals(args) -> None:
     plan = review.load_plan(args.plan) if args.plan else None
     if plan is not None and not any(code.strip().upper() == "CNY" for code in rates):
         rates["CNY"] = float(plan.programme.base_scenario.cny_per_usd)  # the plan's own rate unless one is given
-    result = actuals.read_focus(args.export, args.cost_column, rates, encoding=args.encoding)
+    with _stdin_as_file(args.export) as export:
+        try:
+            result = actuals.read_focus(export, args.cost_column, rates, encoding=args.encoding)
+        except ValueError as error:
+            if export == args.export:
+                raise
+            raise type(error)(str(error).replace(str(export), "-")) from None
+        if export != args.export:  # read from standard input: named as typed
+            result = dataclasses.replace(result, path="-")
     compared = None
     if plan is not None:
         compared = review.compare(result, plan, args.start, args.budget)
@@ -245,6 +261,23 @@ def _cmd_actuals(args) -> None:
             print(f"... and {len(result.rejected) - 50:,} more problems (--json lists them all)")
 
 
+@contextlib.contextmanager
+def _stdin_as_file(name: str):
+    """``-``: standard input spooled to a temporary file the reader can read more than once (its kind told by its
+    first bytes: gzip, Parquet or CSV); any other name as it is."""
+    if name != "-":
+        yield name
+        return
+    head = sys.stdin.buffer.read(4)
+    suffix = ".csv.gz" if head[:2] == b"\x1f\x8b" else ".parquet" if head == b"PAR1" else ".csv"
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / f"stdin{suffix}"
+        with path.open("wb") as file:
+            file.write(head)
+            shutil.copyfileobj(sys.stdin.buffer, file, 1 << 20)
+        yield path
+
+
 def _cmd_plan(args) -> None:
     if args.example:
         if args.file or args.json or args.csv:
@@ -253,7 +286,12 @@ def _cmd_plan(args) -> None:
         return
     if not args.file:
         raise UsageError("plan needs a programme FILE (workbench plan --example > plan.json writes one)")
-    tl = timeline.evaluate(programme.load(args.file))
+    if args.file == "-":  # standard input: workbench plan --example | workbench plan -
+        raw = sys.stdin.buffer.read(programme.MAX_JSON_CHARS * 4 + 4)
+        fmt = "json" if raw.lstrip()[:1] in (b"{", b"[") or not raw.strip() else "toml"
+        tl = timeline.evaluate(programme.loads(raw, fmt))
+    else:
+        tl = timeline.evaluate(programme.load(args.file))
     if args.json:
         print(json.dumps(tl.to_dict(), indent=2, allow_nan=False, default=_json_default))
     elif args.csv:
@@ -562,9 +600,9 @@ def _on_the_command_line(error: Exception) -> str:
 
 def main(argv=None) -> int:
     try:
+        args = build_parser().parse_args(argv)  # --help and --version first: they need no data checked
         from .tables import check_all
-        check_all()  # a bad data folder is refused first, with its file, row and column
-        args = build_parser().parse_args(argv)
+        check_all()  # a bad data folder is refused before any command, with its file, row and column
         {"estimate": _cmd_estimate, "sensitivity": _cmd_sensitivity, "levers": _cmd_levers, "link": _cmd_link, "gpus": _cmd_gpus,
          "validate": _cmd_validate, "serve": _cmd_serve, "plan": _cmd_plan,
          "actuals": _cmd_actuals}[args.command](args)
@@ -572,7 +610,7 @@ def main(argv=None) -> int:
         # one line whatever the user typed: control characters are shown escaped
         message = "".join(c if c.isprintable() else repr(c)[1:-1] for c in _on_the_command_line(error))
         print(f"workbench: error: {message}", file=sys.stderr)
-        return 2
+        return 2 if isinstance(error, UsageError) else 1  # 2: how it was typed; 1: what it was given
     except BrokenPipeError:
         return 0
     return 0
