@@ -20,8 +20,7 @@ install: $(BIN)/.installed
 PORT ?= 8866
 
 app: install
-	$(BIN)/python -m workbench.offline
-	$(BIN)/python -m workbench.serve notebooks/planner.ipynb --port=$(PORT) --no-browser
+	$(BIN)/workbench app --port=$(PORT)
 
 test: install
 	$(BIN)/python -m pytest

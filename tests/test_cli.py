@@ -149,3 +149,8 @@ def _example_file(text):
     path = Path(tempfile.mkdtemp()) / "plan.json"
     path.write_text(text)
     return [str(path)]
+
+
+def test_app_refuses_a_port_out_of_range():
+    result = run("app", "--port", "70000")
+    assert result.returncode == 2 and "--port 70000: allowed: 1 to 65535" in result.stderr

@@ -31,3 +31,49 @@ def test_wheel_carries_data_and_works_outside_the_repo(tmp_path):
     data_dir, hours = result.stdout.split()
     assert Path(data_dir) == site / "workbench" / "data"
     assert int(hours) > 0
+
+
+def test_an_installed_wheel_serves_the_planner_from_another_directory(tmp_path):
+    """Issue 27: the wheel ships the planner notebook and its Voila settings; `workbench app --port N` serves them
+    from any directory, with the content security policy."""
+    import socket
+    import time
+    import urllib.request
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w",
+                    str(tmp_path / "dist"), str(ROOT)], check=True, timeout=300)
+    wheel = next((tmp_path / "dist").glob("workbench-*.whl"))
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "workbench/app_files/planner.ipynb" in names and "workbench/app_files/voila.json" in names
+    site = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(site)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    import os
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    process = subprocess.Popen([sys.executable, "-m", "workbench.cli", "app", "--port", str(port)], cwd=elsewhere,
+                               env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline, page, headers = time.time() + 120, None, None
+        while time.time() < deadline and page is None:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=60) as response:
+                    headers = response.headers
+                    page = response.read(200_000).decode("utf-8", "replace")
+            except OSError:
+                if process.poll() is not None:
+                    break
+                time.sleep(0.5)
+        assert page is not None, process.stdout.read() if process.poll() is not None else "no answer"
+        assert "voila" in page.lower() and "default-src 'self'" in headers["Content-Security-Policy"]
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+    where = subprocess.run([sys.executable, "-c", "from workbench.serve import app_files; print(app_files()[0])"],
+                           cwd=elsewhere, env=env, capture_output=True, text=True, timeout=120)
+    assert Path(where.stdout.strip()) == site / "workbench" / "app_files" / "planner.ipynb", where.stderr

@@ -107,6 +107,8 @@ def build_parser() -> argparse.ArgumentParser:
         "serve", help="serving alone: tokens/s per GPU, batch, GPUs, USD per million input/output tokens "
                       "(same options as estimate)"))
     serve.add_argument("--json", action="store_true", help="print one JSON object")
+    app = commands.add_parser("app", help="serve the planner app (Voila) at http://localhost:PORT")
+    app.add_argument("--port", type=int, default=8866, help="the port to serve on (default 8866)")
     val = commands.add_parser("validate", help="compare with published training runs")
     val.add_argument("--json", action="store_true", help="print JSON")
     plan = commands.add_parser("plan", help="a programme month by month: workstreams, release cycles, serving, staff, "
@@ -259,6 +261,13 @@ def _cmd_actuals(args) -> None:
             index=False, formatters={"cost_usd": lambda x: "-" if not np.isfinite(x) else f"{x:,.2f}"}))
         if len(result.rejected) > 50:
             print(f"... and {len(result.rejected) - 50:,} more problems (--json lists them all)")
+
+
+def _cmd_app(args) -> None:
+    if not 1 <= args.port <= 65535:
+        raise UsageError(f"--port {args.port}: allowed: 1 to 65535")
+    from . import serve
+    serve.app(args.port)
 
 
 @contextlib.contextmanager
@@ -605,7 +614,7 @@ def main(argv=None) -> int:
         check_all()  # a bad data folder is refused before any command, with its file, row and column
         {"estimate": _cmd_estimate, "sensitivity": _cmd_sensitivity, "levers": _cmd_levers, "link": _cmd_link, "gpus": _cmd_gpus,
          "validate": _cmd_validate, "serve": _cmd_serve, "plan": _cmd_plan,
-         "actuals": _cmd_actuals}[args.command](args)
+         "actuals": _cmd_actuals, "app": _cmd_app}[args.command](args)
     except (UsageError, ScenarioError, DataFileError, ValueError) as error:  # ActualsError, ReviewError too
         # one line whatever the user typed: control characters are shown escaped
         message = "".join(c if c.isprintable() else repr(c)[1:-1] for c in _on_the_command_line(error))

@@ -9,9 +9,11 @@ changed: ~3,000), so the limit refuses nothing a planning document holds.
 from __future__ import annotations
 
 import html
+import os
 import shutil
 import signal
 import sys
+from pathlib import Path
 
 if __name__ == "__main__":  # a Ctrl-C while Voilà is still being imported ends quietly, not in an import traceback
     signal.signal(signal.SIGINT, lambda *_: sys.exit(130))
@@ -84,6 +86,25 @@ class PlannerServer(Voila):
                     run_sync(self.kernel_manager.shutdown_kernel)(kernel_id, now=True)
                 except Exception:  # noqa: BLE001 - gone already; a kernel left over stops with its parent
                     pass
+
+
+def app_files() -> tuple[Path, Path]:
+    """(the planner notebook, the folder holding its ``voila.json``): shipped inside the package
+    (``workbench/app_files``, from an installed wheel) or, in a checkout, the repository's own."""
+    packaged = Path(__file__).resolve().parent / "app_files"
+    if (packaged / "planner.ipynb").is_file():
+        return packaged / "planner.ipynb", packaged
+    root = Path(__file__).resolve().parents[1]
+    return root / "notebooks" / "planner.ipynb", root
+
+
+def app(port: int = 8866, extra=()) -> None:
+    """Serve the planner app (``workbench app``), from wherever the package is installed."""
+    from . import offline
+    offline.build_all()  # the chart bundle the pages load from this server (cached per machine)
+    notebook, config_dir = app_files()
+    os.chdir(config_dir)  # Voila reads voila.json from the folder it starts in
+    main([str(notebook), f"--port={port}", "--no-browser", *extra])
 
 
 def main(argv=None):
