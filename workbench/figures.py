@@ -22,7 +22,7 @@ PUBLIC = (
     "interruptions_per_day", "cluster_mtbf_hours", "checkpoint_interval_hours", "checkpoint_write_seconds",
     "checkpoint_bytes", "dataset_bytes", "pretrain_interruptions", "pretrain_days_with_overheads",
     "training_days_total", "sft_days", "preference_days", "evaluation_days", "sft_gpu_hours", "preference_gpu_hours",
-    "noisy_label_factor", "spot_wait_days",
+    "noisy_label_factor", "spot_wait_days", "cluster_experiment_days",
     "evaluation_gpu_hours", "staff_months", "reward_model_params", "gpu_purchase_usd", "serving_gpus",
     "serving_gpus_peak", "serving_replica_gpus", "serving_batch", "serving_batch_limit", "serving_tpot_ms",
     "serving_ttft_s", "serving_meets_targets", "serving_fits", "serving_min_replica_gpus", "serving_utilisation",
@@ -417,7 +417,10 @@ def commitments(x, f) -> dict:
         "experiments": np.where(experiments_same | together, 0.0, idle_committed_gpu_hours(
             n_gpus, experiment_hours, commitment_term_hours(modes["experiments"], life), share)),
         "serving_base": idle_committed_gpu_hours(np.nan_to_num(base_gpus), serving_hours,
-                                                 commitment_term_hours(modes["serving_base"], life), share)}}
+                                                 commitment_term_hours(modes["serving_base"], life), share)},
+            # the days experiments hold a committed cluster before the run (the programme's timeline places them so)
+            "cluster_experiment_days": np.where(np.isfinite(commitment_term_hours(cluster, life)) & experiments_same,
+                                                experiment_hours / 24.0, 0.0)}
 
 
 def line_inputs(x, f) -> dict:

@@ -94,7 +94,7 @@ def implicit_fleets(programme, runs, figures, frame, horizon, only=None) -> list
             held["gpus"] = held["workstream"].map(lambda name: figures["n_gpus"][index_of[name]])
             count = held.groupby("month")["gpus"].sum().max() if len(held) else 1
         else:  # the base replicas' GPUs while some version is live, in the busiest month
-            live = served_share(programme, [programme.workstreams[i] for i in members], figures, members, horizon)
+            live = served_share(programme, figures, members, horizon)
             used = mine.groupby("month")["gpu_hours"].sum().reindex(range(1, horizon + 1), fill_value=0.0).to_numpy()
             with np.errstate(invalid="ignore", divide="ignore"):
                 count = float(np.max(np.where(live > 1e-6, used / (HOURS_PER_MONTH * np.where(live > 1e-6, live, 1.0)),
@@ -133,7 +133,7 @@ def first_live(programme, members, figures) -> float:
     return min(a for a, _ in windows) if windows else 0.0
 
 
-def served_share(programme, workstreams, figures, members, horizon) -> np.ndarray:
+def served_share(programme, figures, members, horizon) -> np.ndarray:
     """The share of each month (1 to the horizon) in which some version of ``members`` is live [fraction]."""
     windows = sorted(_live_windows(programme, members, figures))
     merged: list[list[float]] = []
@@ -244,7 +244,8 @@ def apply(programme, runs, figures, frame: pd.DataFrame, horizon: int, cut: int 
         delta = new - cost[on]
         cost[on] = new
         _follow_redundancy(frame, cost, on, delta, runs, index_of)
-        _running_follows_owner(programme, runs, frame, cost, names, purpose, gpu, owned_share, carried, demand, out)
+        _running_follows_owner(programme, runs, frame, cost, names, purpose, gpu, owned_share, carried, demand,
+                               eligible, out)
         remaining = demand - carried["hours"]
         over = (remaining > 1e-6) & (np.arange(1, horizon + 1) <= cut)
         if over.any():
@@ -331,7 +332,7 @@ def _idle_rows(rows, fleet, month, idle, price, owned) -> None:
 
 
 def _running_follows_owner(programme, runs, frame, cost, names, purpose, gpu, owned_share, carried, demand,
-                           out) -> None:
+                           eligible, out) -> None:
     """Electricity and operations staff are paid by whoever owns the GPUs: a self-hosted workstream's lines are
     kept for the hours owned fleets carry and dropped for those rented or reserved; a rented workstream's hours on
     an owned fleet gain them (at the base's busy electricity and operations per GPU-hour)."""
@@ -347,11 +348,10 @@ def _running_follows_owner(programme, runs, frame, cost, names, purpose, gpu, ow
     rented = [n for n in names if runs[index_of[n]].pricing != "self_hosted"]
     if not rented or not carried["owned_hours"].any():
         return
-    masks = _eligible(frame, runs, index_of)
-    eligible = masks["training"] | masks["serving"] if purpose == "all" else masks[purpose]
+    carries = eligible[purpose]
     owned = _owned_running(programme, gpu)
     for name in rented:  # each rented workstream's share of the month's demand is carried as much as the rest
-        theirs = eligible & (frame["workstream"] == name).to_numpy()
+        theirs = carries & (frame["workstream"] == name).to_numpy()
         by_month = np.bincount(month_of[theirs] - 1, weights=frame["gpu_hours"].to_numpy()[theirs].astype(float),
                                minlength=len(demand))[:len(demand)]
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -432,8 +432,9 @@ def _on_demand_price(programme, runs, gpu, index_of, rows: pd.DataFrame, cost, g
     stage, klass = rows["stage"].to_numpy(), rows["gpu_hour_class"].to_numpy()
     purpose = np.where(stage == "inference", "serving", np.where(klass == "experiments", "experiments",
                        np.where(np.isin(stage, POST_TRAINING), "post_training", "training")))
-    committed = np.array([stage_mode(runs[index_of[w]], p) in FLEET_PRICING
-                          for w, p in zip(rows["workstream"].to_numpy(), purpose)], dtype=bool)
+    pairs = list(zip(rows["workstream"].to_numpy(), purpose))
+    mode = {pair: stage_mode(runs[index_of[pair[0]]], pair[1]) in FLEET_PRICING for pair in set(pairs)}
+    committed = np.array([mode[pair] for pair in pairs], dtype=bool)
     if not committed.any():
         return cost
     try:

@@ -56,7 +56,7 @@ def price_scenarios(scenarios: list[Scenario], owners: list[str]) -> tuple[pd.Da
     """Lines of every scenario (``scenario`` = its index in the list) and the figures it needs, in batches."""
     frames, figures = [], {}
     wanted = ("pretrain_days_with_overheads", "sft_days", "preference_days", "evaluation_days", "price_per_gpu_hour",
-              "dataset_bytes", "n_gpus", "spot_wait_days")
+              "dataset_bytes", "n_gpus", "spot_wait_days", "cluster_experiment_days")
     for name in wanted:
         figures[name] = np.zeros(len(scenarios))
     for indices, batch in _batches(scenarios):

@@ -639,11 +639,7 @@ def of_scenario(scenario: Scenario, name: str = "scenario") -> Programme:
         raise ProgrammeError("programme", "scenario", scenario, "is not a single Scenario", "workbench.Scenario(...)")
     result = estimate(scenario)
     # on a committed cluster the experiments hold it before the run (timeline), so the plan's months hold them too
-    days = float(result.wall_days)
-    if scenario.pricing in FLEET_PRICING and scenario.experiment_pricing in ("same", scenario.pricing):
-        lines = result.lines
-        experiments = lines.loc[lines["item"] == "trial-and-error and ablation runs", "quantity"].sum()
-        days += float(experiments) / max(1.0, float(result.n_gpus)) / 24.0
+    days = float(result.wall_days) + float(result.details["cluster_experiment_days"])
     run_months = max(1, math.ceil(days / (365.25 / 12)))
     staff_months = float(result.details["staff_months"])  # the scenario's, or the training's months when empty
     after = max(float(scenario.retention_months), float(scenario.serving_months))

@@ -210,20 +210,6 @@ def _reach(programme, workstreams, runs, ends) -> int:
     return int(min(reach, programme.horizon_months + 1200))
 
 
-def _experiment_months(runs, lines, figures) -> np.ndarray:
-    """Months each run's trial-and-error and ablation runs hold its cluster before the main run: their GPU-hours
-    over the cluster's GPUs, where the cluster is committed (reserved or owned) and they are bought the same way;
-    0 elsewhere (they run alongside, on GPUs bought for them)."""
-    out = np.zeros(len(runs))
-    mine = lines[(lines["stage"] == "pretrain") & (lines["item"] == "trial-and-error and ablation runs")]
-    hours = mine.groupby("scenario")["quantity"].sum()
-    for i, run in enumerate(runs):
-        same = run.experiment_pricing in ("same", run.pricing)
-        if run.pricing in fleets.FLEET_PRICING and same and i in hours.index and figures["n_gpus"][i] > 0:
-            out[i] = float(hours[i]) / figures["n_gpus"][i] / 24.0 / DAYS_PER_MONTH
-    return out
-
-
 def evaluate(programme: Programme) -> Timeline:
     """The programme's monthly cost lines, totals, alerts and KPIs (see the module docstring)."""
     if not isinstance(programme, Programme):
@@ -240,7 +226,7 @@ def evaluate(programme: Programme) -> Timeline:
     # (reserved or owned) the trial-and-error runs take its time before the main run, as the estimate's commitment
     # counts them; bought by the hour, they run alongside it on GPUs rented for them
     offsets, ends = {}, np.zeros(len(workstreams))
-    experiment_months = _experiment_months(runs, lines, figures)
+    experiment_months = figures["cluster_experiment_days"] / DAYS_PER_MONTH
     for i, w in enumerate(workstreams):
         # a spot run first waits for its capacity (spot_capacity_wait_days): the run starts that much later
         t = figures["spot_wait_days"][i] / DAYS_PER_MONTH if "pretrain" in w.stages else 0.0
