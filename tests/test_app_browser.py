@@ -256,7 +256,7 @@ def test_programme_view_charts_cadence_and_file_round_trip(page, voila_url, tmp_
     page.wait_for_selector(".wb-programme-total .wb-card-value", timeout=TIMEOUT)
     page.wait_for_function("titles => titles.every(t => (document.querySelector('.wb-programme-charts') || "
                            "{textContent: ''}).textContent.includes(t))", arg=list(PROGRAMME_TITLES), timeout=TIMEOUT)
-    assert programme_total(page) == "6,634,256 USD"  # workbench plan --example, to the dollar
+    assert programme_total(page) == "6,734,318 USD"  # workbench plan --example, to the dollar
     assert "Total: 100 % in month 11" in page.inner_text(".wb-programme-alerts")
     draws = page.evaluate("document.querySelector('.wb-programme-charts').dataset.wbDraws")
     # a release every 2 months instead of every month: typed into the slider's readout
@@ -266,7 +266,7 @@ def test_programme_view_charts_cadence_and_file_round_trip(page, voila_url, tmp_
     page.keyboard.type("2")
     page.keyboard.press("Enter")
     page.wait_for_function("document.querySelector('.wb-programme-total .wb-card-value').textContent !== "
-                           "'6,634,256 USD'", timeout=TIMEOUT)
+                           "'6,734,318 USD'", timeout=TIMEOUT)
     changed = programme_total(page)
     page.wait_for_function("document.querySelector('.wb-programme-charts').dataset.wbDraws !== " + repr(draws),
                            timeout=TIMEOUT)
@@ -356,3 +356,29 @@ def test_a_lever_applied_from_the_table_changes_the_scenario_and_its_total(page,
     assert "fp8" in page.url and "n_gpus=" in page.url  # the link carries the lever, its cluster kept
     assert not page.locator("button.wb-lever-fp8").count()  # the table was the old scenario's: cleared
     assert page.external_requests == [] and not page.errors and "Traceback" not in page.content()
+
+
+def test_memory_per_gpu_is_shown_and_a_layout_that_does_not_fit_greys_the_totals(page, voila_url):
+    open_app(page, voila_url)
+    memory = page.inner_text(".wb-memory")
+    assert re.search(r"Memory per GPU: [\d.]+ GiB of 72\.0 GiB usable \(80 GiB x 0\.9\)", memory)
+    assert "layout TP" in memory and "fitted on published runs" in memory
+    assert page.locator(".wb-unfit").count() == 0
+    # 405B on 16 H100 fits with no layout: the totals are struck through and the message names the field to change
+    type_into(page, "params", "405B")
+    type_into(page, "n_gpus", "16")
+    page.wait_for_selector(".wb-cards.wb-unfit", timeout=TIMEOUT)
+    message = page.inner_text(".wb-unfit-message")
+    assert message.startswith("Does not fit in memory: needs") and "Set GPU count to at least" in message
+    assert "The totals below assume it fits." in message
+    style = page.evaluate("getComputedStyle(document.querySelector('.wb-unfit .wb-total .wb-card-value')).textDecorationLine")
+    assert style == "line-through"
+    # the fix: a count that fits clears it
+    type_into(page, "n_gpus", "128")
+    page.wait_for_function("document.querySelector('.wb-cards.wb-unfit') === null", timeout=TIMEOUT)
+
+
+def test_memory_line_and_extrapolated_prior_in_chinese(page, voila_url):
+    open_app(page, voila_url + "?v=1&gpu=B200&lang=zh")
+    memory = page.inner_text(".wb-memory")
+    assert "每卡显存" in memory and "外推：该代际没有公开训练记录" in memory and "MLPerf" in memory

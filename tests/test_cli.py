@@ -98,10 +98,11 @@ def test_gpus_lists_the_catalog():
 def test_validate_prints_the_comparison():
     result = run("validate")
     assert result.returncode == 0
-    assert "Llama-2-70B" in result.stdout and "Median absolute error" in result.stdout
+    assert "Llama-2-70B" in result.stdout and "median |error|" in result.stdout and "within +-30 %" in result.stdout
+    assert "frontier runs" in result.stdout and "kernel_efficiency" in result.stdout
     out = json.loads(run("validate", "--json").stdout)
-    assert out["summary"]["runs"] == 23
-    assert "(sized)" in result.stdout and "(n_gpus / 1024) ** -0.070" in result.stdout
+    assert out["summary"]["runs"] == 24 and {p["parameter"] for p in out["parameters"]} >= {"kernel_efficiency"}
+    assert "(sized)" in result.stdout and "engineering scale" in result.stdout
 
 
 def test_help_shows_defaults_as_one_would_type_them():

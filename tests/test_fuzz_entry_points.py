@@ -79,8 +79,7 @@ def valid_scenario(kw):
         if kw.get(name) is not None and 0 < kw[name] < MIN_TOKENS_PER_REQUEST:
             kw[name] = 0.0
     if kw.get("n_gpus") is not None:
-        kw["n_gpus"] = max(kw["n_gpus"], kw.get("tensor_parallel", SPEC["tensor_parallel"].default)
-                           * kw.get("pipeline_parallel", SPEC["pipeline_parallel"].default))
+        kw["n_gpus"] = max(kw["n_gpus"], (kw.get("tensor_parallel") or 1) * (kw.get("pipeline_parallel") or 1))
     try:
         return Scenario(**kw)
     except ScenarioError as error:

@@ -63,7 +63,7 @@ def test_break_even_months_by_hand():
 
 
 def test_owned_fleet_summary_cash_view_and_chart_frame():
-    tl = timeline.evaluate(_owned())
+    tl = timeline.evaluate(_owned(mfu=0.4))  # a measured MFU: the fleet is busy 72 % of its hours
     fleet = tl.fleets[0]
     price = fleet["price_usd_per_gpu_hour"]
     assert fleet["purchase_usd"] == pytest.approx(64 * price * 4 * 8766)  # the 4-year write-off, paid up front

@@ -206,7 +206,7 @@ def test_a_faster_cadence_costs_more_and_the_first_run_is_paid_once():
     assert sweep["releases"].tolist() == [11, 6, 4, 2]  # (12 - 2) // every + 1
     assert sweep["first_run_usd"].nunique() == 1 and np.all(np.diff(sweep["total_cost_usd"]) < 0)
     assert sweep.loc[0, "total_cost_usd"] == pytest.approx(timeline.evaluate(p).total_cost_usd)  # the preset's own
-    assert round(sweep.loc[2, "total_cost_usd"]) == 4_585_114  # the README's figure for a release every 3 months
+    assert round(sweep.loc[2, "total_cost_usd"]) == 4_684_497  # the README's figure for a release every 3 months
     assert (sweep["staff_usd"] == 8 * 20000 * 12).all()  # the team is paid every month whatever the cadence
     assert np.allclose(sweep["first_run_usd"] + sweep["after_first_run_usd"], sweep["total_cost_usd"])
     with pytest.raises(ValueError, match="no release workstream"):
@@ -350,7 +350,7 @@ def test_timeline_warnings_in_chinese_and_the_display_currency():
     tl = timeline.evaluate(programme.example())
     rate = tl.programme.base_scenario.cny_per_usd
     texts = [timeline.warning_text(k, v, "zh", "CNY", rate) for k, v in tl.warning_items]
-    assert texts[0] == f"合计预算（{6e6 * rate:,.0f} CNY）在第 11 个月（共 12 个月）用完；到规划期末达到预算的 111%。"
+    assert texts[0] == f"合计预算（{6e6 * rate:,.0f} CNY）在第 11 个月（共 12 个月）用完；到规划期末达到预算的 112%。"
     assert tl.warnings[0].startswith("The total budget (6,000,000 USD) is spent by month 11 of 12")
     view = ProgrammeView(lang="zh", currency="CNY")
     assert texts[0] in view.banner.value.replace("&#x27;", "'")

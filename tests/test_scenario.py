@@ -122,7 +122,7 @@ def test_cross_field_rules():
     with pytest.raises(ScenarioError, match="^provider='aws': no spot price from 'aws' for H800"):
         Scenario(gpu="H800", provider="aws", pricing="spot")
     with pytest.raises(ScenarioError, match="^n_gpus=4: is below tensor_parallel x pipeline_parallel=8"):
-        Scenario(n_gpus=4)
+        Scenario(n_gpus=4, tensor_parallel=8)
 
 
 def test_scenario_name_is_free_text_and_round_trips():

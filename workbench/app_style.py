@@ -19,7 +19,10 @@ CSS = """
 .wb-card-label { color: #666; font-size: 11px; }
 .wb-card-value { font-size: 16px; font-weight: 600; }
 .wb-total .wb-card-value { font-size: 22px; color: #1d4e89; }
-.wb-alerts, .wb-notes, .wb-serving { font-size: 12px; margin: 4px 0; }
+.wb-alerts, .wb-notes, .wb-serving, .wb-memory { font-size: 12px; margin: 4px 0; }
+.wb-unfit .wb-card-value { color: #9a9a9a; text-decoration: line-through; }
+.wb-unfit .wb-card { background: #f3f3f3; }
+.wb-unfit-message { color: #a61b1b; font-size: 13px; font-weight: 600; margin: 4px 0; }
 .wb-notes { color: #8a5a00; }
 .wb-timing { color: #999; font-size: 11px; }
 table.wb-lines, table.wb-compare { border-collapse: collapse; font-size: 11px; }

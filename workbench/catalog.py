@@ -15,13 +15,15 @@ from .data import DataFileError, cached, data_dir, read_table
 
 PRECISIONS = ("bf16", "fp16", "fp8")
 _NUMERIC = ("memory_gb", "mem_bandwidth_tbs", "peak_bf16_dense_tflops", "peak_fp16_dense_tflops",
-            "peak_fp8_dense_tflops", "peak_fp32_tflops", "tdp_w")
+            "peak_fp8_dense_tflops", "peak_fp32_tflops", "tdp_w", "nvlink_gb_per_s", "nvlink_domain_gpus",
+            "pcie_gb_per_s", "network_gbps_per_node")
 
 
 #: Physically possible values (0 as a lower bound means "above zero"); a zero peak or memory cannot be priced.
 _BOUNDS = {"memory_gb": (0, 10_000), "mem_bandwidth_tbs": (0, 1_000), "peak_bf16_dense_tflops": (0, 1e6),
            "peak_fp16_dense_tflops": (0, 1e6), "peak_fp8_dense_tflops": (0, 1e6), "peak_fp32_tflops": (0, 1e6),
-           "tdp_w": (0, 100_000)}
+           "tdp_w": (0, 100_000), "nvlink_gb_per_s": (-1e-9, 1e5), "nvlink_domain_gpus": (1, 1e5),
+           "pcie_gb_per_s": (0, 1e4), "network_gbps_per_node": (0, 1e6)}
 
 
 class UnknownGpuError(ValueError):
@@ -36,7 +38,8 @@ def _normalise(name: str) -> str:
 @cached
 def accelerators() -> pd.DataFrame:
     """The catalog, one row per SKU, indexed by its stable id."""
-    table = read_table("accelerators.csv", numeric=_NUMERIC, required=("id", "generation", "memory_gb", "source"),
+    table = read_table("accelerators.csv", numeric=_NUMERIC, required=("id", "generation", "memory_gb", "nvlink_gb_per_s", "nvlink_domain_gpus",
+                                                           "pcie_gb_per_s", "network_gbps_per_node", "source"),
                        key="id", bounds=_BOUNDS)
     return table.set_index("id", drop=False)
 

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import actuals, calibration, catalog, links, mfu, prices, programme, programme_views, review, timeline, views
+from . import actuals, calibration, catalog, explore, links, mfu, prices, programme, programme_views, review, timeline, views
 from .data import DataFileError
 from .estimate import estimate
 from .scenario import Scenario, ScenarioError, close_fields, fields
@@ -109,6 +109,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--json", action="store_true", help="print one JSON object")
     app = commands.add_parser("app", help="serve the planner app (Voila) at http://localhost:PORT")
     app.add_argument("--port", type=int, default=8866, help="the port to serve on (default 8866)")
+    lay = _add_scenario_options(commands.add_parser(
+        "layouts", help="the tensor x pipeline x ZeRO x micro-batch layouts that fit the training cluster, with "
+                        "memory per GPU, predicted MFU and GPU-hours, best first (same options as estimate)"))
+    lay.add_argument("--all", action="store_true", help="list the layouts that do not fit in memory too")
+    lay.add_argument("--top", type=int, default=20, metavar="N", help="list the best N (default 20; 0: all)")
+    lay.add_argument("--json", action="store_true", help="print JSON")
     val = commands.add_parser("validate", help="compare with published training runs")
     val.add_argument("--json", action="store_true", help="print JSON")
     plan = commands.add_parser("plan", help="a programme month by month: workstreams, release cycles, serving, staff, "
@@ -552,8 +558,10 @@ def _json_default(x):
 
 def _cmd_gpus(args) -> None:
     table = catalog.accelerators()[["id", "vendor", "generation", "memory_gb", "peak_bf16_dense_tflops",
-                                    "peak_fp16_dense_tflops", "peak_fp8_dense_tflops", "tdp_w"]].copy()
-    table["mfu_prior_1024"] = np.round(mfu.default_mfu(table["id"].to_numpy(), 1024), 3)
+                                    "peak_fp16_dense_tflops", "peak_fp8_dense_tflops", "tdp_w", "nvlink_gb_per_s",
+                                    "network_gbps_per_node"]].copy()
+    table["kernel_efficiency"] = np.round(mfu.kernel_efficiency(table["id"].to_numpy()), 3)
+    table["kernel_basis"] = [b.split(":")[0] for b in mfu.basis(table["id"].to_numpy())]
     offers = prices.prices()
     on_demand = offers[offers["mode"] == "on_demand"].groupby("sku")["usd_per_gpu_hour"].median()
     table["median_on_demand_usd"] = table["id"].map(on_demand)
@@ -561,19 +569,51 @@ def _cmd_gpus(args) -> None:
         print(table.to_json(orient="records", indent=2))
         return
     print(table.to_string(index=False, na_rep="-", float_format=lambda x: f"{x:g}"))
-    print("\nPeaks are dense TFLOPS; aliases and sources: data/accelerators.csv. Prices: data/prices.csv.")
-    print(f"mfu_prior_1024: the MFU prior on 1,024 GPUs; it falls as (n / 1024) ** -{mfu.scaling_exponent():.3f} "
-          "(workbench validate).")
+    print("\nPeaks are dense TFLOPS; links and sources: data/accelerators.csv. Prices: data/prices.csv.")
+    print("kernel_efficiency: the share of peak a wide model's matmuls reach before the layout's communication and "
+          "bubbles (data/mfu_model.csv; workbench validate); extrapolated: no published run of that generation.")
+
+
+def _cmd_layouts(args) -> None:
+    scenario = _scenario(args)
+    if args.top < 0:
+        raise ScenarioError("top", args.top, "is negative", "0 (all) or a whole number of layouts")
+    table = explore.layouts(scenario, include_unfit=args.all)
+    table = table.head(args.top) if args.top else table
+    if args.json:
+        print(table.to_json(orient="records", indent=2))
+        return
+    est = estimate(scenario)
+    print(f"Layouts of {est.n_gpus:,.0f} {scenario.gpu} for {scenario.params:.3g} parameters, {scenario.tokens:.3g} tokens "
+          f"(the plan uses TP {est.details['tensor_parallel_used']:.0f} x PP {est.details['pipeline_parallel_used']:.0f} "
+          f"x DP {est.details['data_parallel']:,.0f}, ZeRO-{est.details['zero_stage_used']:.0f}):")
+    if table.empty:
+        print("  none fits in memory; workbench layouts --all lists them with the memory each needs.")
+        return
+    shown = pd.DataFrame({
+        "TP": table["tensor_parallel"], "PP": table["pipeline_parallel"], "DP": table["data_parallel"],
+        "ZeRO": table["zero_stage"], "micro-batch": table["micro_batch_size"],
+        "memory/GPU": [f"{m:,.1f} of {c:,.0f} GiB" for m, c in zip(table["memory_gib_per_gpu"], table["capacity_gib"])],
+        "fits": np.where(table["fits"], "yes", "no"), "MFU": table["mfu"].map(lambda v: f"{v:.3f}"),
+        "GPU-hours": table["gpu_hours"].map(lambda v: f"{v:,.0f}"), "days": table["wall_days"].map(lambda v: f"{v:,.1f}"),
+        "bubble": table["pipeline_bubble"].map(lambda v: f"{v:.1%}"),
+        "TP traffic": table["tensor_parallel_overhead"].map(lambda v: f"{v:.1%}"),
+        "PP traffic": table["pipeline_traffic_overhead"].map(lambda v: f"{v:.1%}"),
+        "gradient sync": table["data_parallel_overhead"].map(lambda v: f"{v:.1%}")})
+    print(shown.to_string(index=False))
+    print("\nMFU: kernel efficiency x per-layer fixed time x (1 - bubble) / (1 + each traffic share); the traffic "
+          "columns are time added per unit of compute (workbench.parallelism).")
 
 
 def _cmd_validate(args) -> None:
     table = calibration.comparison()
     summary = calibration.summary(table)
     if args.json:
-        print(json.dumps({"runs": json.loads(table.to_json(orient="records")), "summary": summary}, indent=2))
+        print(json.dumps({"runs": json.loads(table.to_json(orient="records")), "summary": summary,
+                          "parameters": json.loads(mfu.model_table().to_json(orient="records"))}, indent=2))
         return
-    shown = table[["name", "gpu", "n_gpus", "reported_gpu_hours", "estimated_gpu_hours", "mfu_prior", "implied_mfu",
-                   "error", "error_leave_one_out", "error_epoch_0375"]].copy()
+    shown = table[["name", "gpu", "n_gpus", "layout", "reported_gpu_hours", "estimated_gpu_hours", "mfu_prior",
+                   "implied_mfu", "error", "error_leave_one_out", "error_epoch_0375"]].copy()
     shown["n_gpus"] = [f"{n:,.0f}" + ("" if published else " (sized)")
                        for n, published in zip(table["n_gpus"], table["n_gpus_published"])]
     for column in ("error", "error_leave_one_out", "error_epoch_0375"):
@@ -581,16 +621,20 @@ def _cmd_validate(args) -> None:
     for column in ("reported_gpu_hours", "estimated_gpu_hours"):
         shown[column] = shown[column].map(lambda h: "-" if pd.isna(h) else f"{h:,.0f}")
     print(shown.to_string(index=False, float_format=lambda x: f"{x:.3f}", na_rep="-"))
-    print(f"\nMedian absolute error over {summary['runs']} runs with reported GPU-hours:")
-    print(f"  workbench default MFU prior:        {summary['median_abs_error']:.1%}")
-    print(f"  same, prior refitted leaving out:   {summary['median_abs_error_leave_one_out']:.1%}")
-    print(f"  6ND at constant MFU 0.375 (Epoch):  {summary['median_abs_error_epoch_0375']:.1%}")
-    print("\n(sized): no GPU count published; the cluster is sized for the default target duration, as for any plan.")
-    print(f"MFU prior: level x (n_gpus / 1024) ** -{mfu.scaling_exponent():.3f}; the exponent is the within-study "
-          "slope of data/mfu_scaling.csv")
-    print("Level at 1,024 GPUs by generation (median, quartiles, range over runs with a GPU count): "
-          "workbench.mfu.prior_table()")
-    print(mfu.prior_table().to_string(float_format=lambda x: f"{x:.3f}"))
+    print(f"\nOver {summary['runs']} runs with reported GPU-hours:      median |error|   within +-30 %")
+    for label, column in (("workbench, parameters as shipped", "error"),
+                          ("workbench, refitted leaving each out", "error_leave_one_out"),
+                          ("6ND at constant MFU 0.375 (Epoch)", "error_epoch_0375")):
+        print(f"  {label:<38} {summary['median_abs_' + column]:>12.1%} {summary['within_30_' + column]:>14.0%}")
+    print(f"  frontier runs (>= 1e24 FLOP, GPU count published): worst leave-one-out error "
+          f"{summary['frontier_max_abs_error_leave_one_out']:.1%} over {summary['frontier_runs']} runs")
+    print("\n(sized): no GPU count published; the cluster is sized to the wall-clock of published runs of that "
+          "compute, as for any plan. GPU-hours include the interruptions and checkpoints the estimate adds.")
+    print("MFU: kernel efficiency (per generation) x engineering scale x per-layer fixed time x (1 - pipeline bubble) "
+          "/ (1 + tensor-parallel, pipeline and gradient traffic) on the run's layout (workbench.mfu).")
+    print("Fitted parameters (data/mfu_model.csv; low and high: quartiles or leave-one-out range):")
+    params = mfu.model_table()[["parameter", "generation", "value", "low", "high", "n_runs", "unit"]]
+    print(params.to_string(index=False, na_rep="-", float_format=lambda x: f"{x:.4g}"))
 
 
 def _on_the_command_line(error: Exception) -> str:
@@ -613,7 +657,7 @@ def main(argv=None) -> int:
         from .tables import check_all
         check_all()  # a bad data folder is refused before any command, with its file, row and column
         {"estimate": _cmd_estimate, "sensitivity": _cmd_sensitivity, "levers": _cmd_levers, "link": _cmd_link, "gpus": _cmd_gpus,
-         "validate": _cmd_validate, "serve": _cmd_serve, "plan": _cmd_plan,
+         "validate": _cmd_validate, "layouts": _cmd_layouts, "serve": _cmd_serve, "plan": _cmd_plan,
          "actuals": _cmd_actuals, "app": _cmd_app}[args.command](args)
     except (UsageError, ScenarioError, DataFileError, ValueError) as error:  # ActualsError, ReviewError too
         # one line whatever the user typed: control characters are shown escaped

@@ -154,10 +154,15 @@ def published_runs() -> pd.DataFrame:
     return read_table(
         "published_runs.csv",
         numeric=("params", "active_params", "tokens", "seq_len", "n_gpus", "gpu_hours", "wall_days",
-                 "reported_flops", "reported_cost_usd", "implied_mfu_6nd"),
+                 "reported_flops", "reported_cost_usd", "implied_mfu_6nd", "tensor_parallel", "pipeline_parallel",
+                 "zero_stage", "global_batch_tokens", "network_gbps_per_node", "d_model", "n_layers", "micro_batch_size"),
         required=("name", "params", "tokens", "gpu"),
+        choices={"precision": ("", "bf16", "fp16", "fp8")},
         key="name",
         bounds={"params": (1e6, 1e13), "active_params": (1e6, 1e13), "tokens": (1e6, 1e15), "seq_len": (128, 1048576),
                 "n_gpus": (1, 1e7), "gpu_hours": (0, 1e10), "wall_days": (0, 1e4), "reported_flops": (0, 1e30),
-                "reported_cost_usd": (0, 1e12), "implied_mfu_6nd": (0, 1)},
+                "reported_cost_usd": (0, 1e12), "implied_mfu_6nd": (0, 1), "tensor_parallel": (1, 4096),
+                "pipeline_parallel": (1, 4096), "zero_stage": (-1e-9, 3), "global_batch_tokens": (1, 1e12),
+                "network_gbps_per_node": (0, 1e6), "d_model": (1, 1e6), "n_layers": (1, 1e4),
+                "micro_batch_size": (1, 1e4)},
     )

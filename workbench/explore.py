@@ -125,3 +125,47 @@ def serving_sweep(scenario: Scenario, input: str, values) -> pd.DataFrame:
                          "cost_per_million_output_tokens_usd": d["serving_cost_per_million_output_tokens_usd"],
                          "cost_per_million_tokens_usd": d["serving_cost_per_million_tokens_usd"],
                          "cost_per_request_usd": d["serving_cost_per_request_usd"]})
+
+
+LAYOUT_COLUMNS = ["tensor_parallel", "pipeline_parallel", "data_parallel", "zero_stage", "micro_batch_size",
+                  "memory_gib_per_gpu", "capacity_gib", "fits", "mfu", "gpu_hours", "wall_days", "pipeline_bubble",
+                  "tensor_parallel_overhead", "pipeline_traffic_overhead", "data_parallel_overhead", "idle_gpus",
+                  "total_cost_usd"]
+
+
+def layouts(scenario: Scenario, include_unfit: bool = False) -> pd.DataFrame:
+    """Every tensor x pipeline x ZeRO x micro-batch layout of ``scenario``'s training cluster, best first.
+
+    The cluster is the plan's (given, or sized by its estimate); each layout is estimated with the model's MFU
+    (a typed MFU would make them all alike). Columns :data:`LAYOUT_COLUMNS`: memory per GPU against the usable
+    capacity, the predicted MFU and GPU-hours, and the terms that cost utilisation. Layouts that do not fit in
+    memory are left out unless ``include_unfit``. Sorted by GPU-hours, fitting layouts first.
+    """
+    from . import layouts as grid  # the candidate options
+    from .scenario_rules import model_shape
+
+    base = estimate(scenario)
+    layers = float(np.ravel(model_shape(scenario.to_dict())[0])[0])
+    n = float(base.n_gpus)
+    rows = [(t, p, z, b) for t in grid.TENSOR_OPTIONS for p in grid.PIPELINE_OPTIONS for z in grid.ZERO_OPTIONS
+            for b in grid.MICRO_BATCH_OPTIONS if p <= layers and t * p <= n]
+    t, p, z, b = (np.array(column, dtype=float) for column in zip(*rows))
+    est = estimate(scenario.replace(n_gpus=n, mfu=None, tensor_parallel=t, pipeline_parallel=p, zero_stage=z,
+                                    micro_batch_size=b))
+    d = est.details
+    usable = scenario.usable_memory_fraction
+    table = pd.DataFrame({
+        "tensor_parallel": t.astype(int), "pipeline_parallel": p.astype(int),
+        "data_parallel": np.asarray(d["data_parallel"]).astype(int), "zero_stage": z.astype(int),
+        "micro_batch_size": b.astype(int), "memory_gib_per_gpu": np.asarray(d["memory_bytes_per_gpu"]) / 2**30,
+        "capacity_gib": np.asarray(d["gpu_memory_bytes"]) * usable / 2**30,
+        "fits": np.asarray(d["layout_fits"], dtype=bool), "mfu": est.mfu, "gpu_hours": est.gpu_hours,
+        "wall_days": est.wall_days, "pipeline_bubble": d["pipeline_bubble"],
+        "tensor_parallel_overhead": d["tensor_parallel_overhead"],
+        "pipeline_traffic_overhead": d["pipeline_traffic_overhead"],
+        "data_parallel_overhead": d["data_parallel_overhead"],
+        "idle_gpus": np.round(np.asarray(d["idle_share"]) * n).astype(int), "total_cost_usd": est.total_cost_usd})
+    if not include_unfit:
+        table = table[table["fits"]]
+    return table.sort_values(["fits", "gpu_hours", "memory_gib_per_gpu"], ascending=[False, True, True],
+                             kind="stable").reset_index(drop=True)[LAYOUT_COLUMNS]

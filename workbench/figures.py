@@ -18,7 +18,11 @@ PUBLIC = (
     "training_flops", "gpu_hours", "wall_days", "n_gpus", "mfu", "active_params", "d_model", "n_layers",
     "peak_flops_per_s", "mfu_prior", "attention_flops_share", "hardware_flops", "hfu", "price_per_gpu_hour",
     "gpu_memory_bytes", "model_state_bytes_per_gpu", "activation_bytes_per_gpu", "memory_bytes_per_gpu",
-    "min_gpus_to_fit", "tokens_per_param", "compute_optimal_params", "compute_optimal_tokens", "predicted_loss",
+    "min_gpus_to_fit", "mfu_basis", "layout_fits", "tensor_parallel_used", "pipeline_parallel_used",
+    "zero_stage_used", "data_parallel", "micro_batches", "pipeline_bubble", "width_efficiency",
+    "tensor_parallel_overhead", "pipeline_traffic_overhead", "data_parallel_overhead", "global_batch_tokens", "target_days_used", "idle_share",
+    "micro_batch_size_used", "fit_tensor_parallel", "fit_pipeline_parallel", "fit_zero_stage", "fit_micro_batch_size",
+    "fit_min_gpus", "tokens_per_param", "compute_optimal_params", "compute_optimal_tokens", "predicted_loss",
     "interruptions_per_day", "cluster_mtbf_hours", "checkpoint_interval_hours", "checkpoint_write_seconds",
     "checkpoint_bytes", "dataset_bytes", "pretrain_interruptions", "pretrain_days_with_overheads",
     "training_days_total", "sft_days", "preference_days", "evaluation_days", "sft_gpu_hours", "preference_gpu_hours",
@@ -64,46 +68,58 @@ def training_cluster(x, f) -> dict:
     # FlashAttention's backward pass): a plan that recomputes more does more hardware work per model FLOP
     # and runs proportionally slower; one that recomputes nothing, slightly faster. A given MFU is the
     # user's own measurement and already includes their recompute.
-    # The prior also falls with the cluster, MFU(n) = level x (n / 1024) ** -beta (workbench.mfu): an auto-sized
-    # cluster solves n = hours(n) / (24 target_days) in closed form (mfu.gpus_for_duration), then whole nodes.
     selective_flops = flops + compute.recompute_flops(active, x["tokens"], x["seq_len"], d_model, n_layers, "selective")
     # ... and the prior is fitted against the peak of bf16 (fp16 where there is none): a lower format's larger peak
     # is not a proportionally faster run; it runs its measured end-to-end speed-up faster (data/precision_risks.csv)
     reference_peak = catalog.peak_flops_per_s(x["gpu"], mfu.training_precision(x["gpu"]))
     by_precision = precision_figures(x["precision"])
     precision_factor = by_precision["speedup"] * reference_peak / peak
-    level = mfu.level(x["gpu"]) * selective_flops / hardware_flops * precision_factor
-    beta = np.where(~np.isnan(x["mfu"]), 0.0, mfu.scaling_exponent())
-    hours_at_reference = compute.gpu_hours(flops, peak, fill(x["mfu"], level))
-    memory_bytes = memory.capacity_bytes(catalog.spec(x["gpu"], "memory_gb").astype(float))
-    activations = memory.activation_bytes(x["seq_len"], d_model, n_layers, x["micro_batch_size"], x["recompute"],
-                                          x["tensor_parallel"], compute.HEAD_DIM, x["attention_kernel"],
-                                          x["pipeline_parallel"])
-    min_gpus = memory.min_gpus_to_fit(x["params"], memory_bytes, activations, x["zero_stage"], x["tensor_parallel"],
-                                      x["usable_memory_fraction"], x["pipeline_parallel"], x["gradient_precision"])
-    # auto-sizing: whole nodes, at least the model-parallel group and the count that fits in memory, at most
-    # the largest cluster the n_gpus field allows (a warning says when the target duration is then missed)
-    model_parallel = x["tensor_parallel"] * x["pipeline_parallel"]
-    fit_gpus = np.where(np.isfinite(min_gpus), min_gpus, model_parallel)
-    # a step of whole nodes that is also a whole number of model-parallel groups (data-parallel replicas)
-    step = np.lcm(np.asarray(x["gpus_per_node"], dtype=np.int64), np.asarray(model_parallel, dtype=np.int64)).astype(float)
-    min_nodes_gpus = np.ceil(np.maximum(fit_gpus, model_parallel) / step) * step
-    largest = np.maximum(np.floor(fields()["n_gpus"].max / step) * step, step)
-    exact = mfu.gpus_for_duration(hours_at_reference, x["target_days"], beta)
-    wanted = np.maximum(np.ceil(exact / step - 1e-9) * step, min_nodes_gpus)
-    n_gpus = fill(x["n_gpus"], np.minimum(wanted, largest))
-    mfu_used = fill(x["mfu"], level * mfu.cluster_factor(n_gpus))
+    speed_factor = selective_flops / hardware_flops * precision_factor
+    # the layout's MFU (workbench.mfu, workbench.layouts): the best tensor x pipeline x ZeRO layout that fits, on
+    # the cluster given or sized to finish in target_days (empty: the wall-clock of published runs of that size)
+    batch = fill(x["global_batch_tokens"], mfu.default_global_batch_tokens(flops))
+    days = fill(x["target_days"], mfu.typical_days(flops))
+    inputs = mfu.layout_inputs({**x, "global_batch_tokens": batch}, d_model, n_layers, active, flops / x["tokens"],
+                               training_flops=flops)
+    # a typed MFU sizes the cluster at that MFU: the layout is then chosen for memory and reported, not for speed
+    typed = ~np.isnan(x["mfu"])
+    largest = float(fields()["n_gpus"].max)
+    # the layout's MFU is against the reference peak: its hours take the speed-up, not the peaks' ratio
+    chosen = mfu.cluster_and_layout(x, inputs, flops, speed_factor * peak / reference_peak, days, largest)
+    layout_mfu = chosen["mfu"] * speed_factor
+    if typed.any():
+        hours_typed = compute.gpu_hours(flops, peak, fill(x["mfu"], 1.0))
+        step = np.lcm(np.asarray(x["gpus_per_node"], dtype=np.int64),
+                      (chosen["tensor_parallel"] * chosen["pipeline_parallel"]).astype(np.int64)).astype(float)
+        wanted_typed = np.maximum(np.ceil(hours_typed / (24.0 * days) / step - 1e-9) * step,
+                                  np.ceil(np.where(np.isfinite(chosen["min_gpus_to_fit"]), chosen["min_gpus_to_fit"], step)
+                                          / step - 1e-9) * step)
+        auto = np.isnan(x["n_gpus"]) & typed
+        chosen["n_gpus_wanted"] = np.where(auto, wanted_typed, chosen["n_gpus_wanted"])
+        chosen["n_gpus"] = np.where(auto, np.minimum(wanted_typed, np.maximum(np.floor(largest / step) * step, step)),
+                                    chosen["n_gpus"])
+    n_gpus = chosen["n_gpus"]
+    mfu_used = fill(x["mfu"], layout_mfu)
     hours = compute.gpu_hours(flops, peak, mfu_used)
     return {"active_params": active, "d_model": d_model, "n_layers": n_layers, "peak_flops_per_s": peak,
             "training_flops": flops, "attention_flops": attention, "hardware_flops": hardware_flops,
-            "gpu_memory_bytes": memory_bytes, "activation_bytes_per_gpu": activations, "min_gpus_to_fit": min_gpus,
-            "n_gpus_wanted": wanted, "n_gpus": n_gpus,
-            "mfu_prior": mfu.level(x["gpu"]) * precision_factor * mfu.cluster_factor(n_gpus),
-            "by_precision": by_precision,
+            "gpu_memory_bytes": memory.capacity_bytes(catalog.spec(x["gpu"], "memory_gb").astype(float)),
+            "activation_bytes_per_gpu": chosen["activation_bytes_per_gpu"], "min_gpus_to_fit": chosen["min_gpus_to_fit"],
+            "n_gpus_wanted": chosen["n_gpus_wanted"], "n_gpus": n_gpus, "mfu_prior": layout_mfu,
+            "mfu_basis": mfu.basis(x["gpu"]), "layout_fits": chosen["fits"],
+            "tensor_parallel_used": chosen["tensor_parallel"], "pipeline_parallel_used": chosen["pipeline_parallel"],
+            "zero_stage_used": chosen["zero_stage"], "data_parallel": chosen["data_parallel"],
+            "micro_batches": chosen["micro_batches"], "pipeline_bubble": 1.0 - chosen["pipeline_efficiency"],
+            "width_efficiency": chosen["width_efficiency"],
+            "tensor_parallel_overhead": chosen["tensor_parallel_overhead"],
+            "data_parallel_overhead": chosen["data_parallel_overhead"], "global_batch_tokens": batch,
+            "pipeline_traffic_overhead": chosen["pipeline_traffic_overhead"],
+            "target_days_used": days, "by_precision": by_precision, "idle_share": chosen["idle_share"],
+            "micro_batch_size_used": chosen["micro_batch_size"],
+            **{name: chosen[name] for name in ("fit_tensor_parallel", "fit_pipeline_parallel", "fit_zero_stage",
+                                                "fit_micro_batch_size", "fit_min_gpus")},
             "mfu": mfu_used, "gpu_hours": hours, "wall_days": compute.wall_days(hours, n_gpus),
-            "model_state_bytes_per_gpu": memory.model_state_bytes(x["params"], n_gpus, x["zero_stage"],
-                                                                  x["tensor_parallel"], x["pipeline_parallel"],
-                                                                  x["gradient_precision"])}
+            "model_state_bytes_per_gpu": chosen["model_state_bytes_per_gpu"]}
 
 
 def gpu_price(x, f) -> dict:

@@ -71,6 +71,28 @@ TEXT = {
     "url_error": ("Some link parameters were not applied", "部分链接参数未被应用"),
     "load_error": ("The file was not loaded", "文件未载入"),
     "mfu_prior": ("prior", "先验"),
+    "memory_per_gpu": ("Memory per GPU", "每卡显存"),
+    "memory_of_usable": ("{used} GiB of {usable} GiB usable ({capacity} GiB x {share})",
+                         "{used} GiB，可用 {usable} GiB（{capacity} GiB × {share}）"),
+    "layout_line": ("layout TP {tp} × PP {pp} × DP {dp}, ZeRO-{zero}, micro-batch {mb}",
+                    "并行布局 TP {tp} × PP {pp} × DP {dp}，ZeRO-{zero}，微批 {mb}"),
+    "mfu_parts": ("MFU {mfu}: kernel efficiency {kernel} for a run of this compute on 1,024 GPUs ({generation}, {basis}) "
+                  "× {layout} for this layout and cluster",
+                  "MFU {mfu}：同等算力的训练在 1,024 块 GPU 上的算子效率 {kernel}（{generation}，{basis}）× 本并行布局与集群规模的系数 {layout}"),
+    "basis_fitted": ("fitted on published runs", "由公开训练记录拟合"),
+    "basis_extrapolated": ("extrapolated: no published run of this generation; {ref} × {speedup} per GPU measured "
+                           "by {benchmark}", "外推：该代际没有公开训练记录；按 {benchmark} 实测的每卡 {speedup} 倍于 {ref}"),
+    "basis_all": ("extrapolated: no published run of this generation and no measured speed-up; the median of all "
+                  "generations", "外推：该代际既无公开训练记录也无实测加速比；取所有代际的中位数"),
+    "unfit_title": ("Does not fit in memory", "显存放不下"),
+    "unfit_need": ("needs {used} GiB per GPU, {usable} GiB usable.", "每卡需要 {used} GiB，可用 {usable} GiB。"),
+    "unfit_layout": ("Set {tp_label} {tp}, {pp_label} {pp}, {zero_label} {zero} and {mb_label} {mb}: it fits on these {n} GPUs.",
+                     "把{tp_label}设为 {tp}、{pp_label}设为 {pp}、{zero_label}设为 {zero}、{mb_label}设为 {mb}：在这 {n} 块 GPU 上放得下。"),
+    "unfit_gpus": ("Or set {n_label} to at least {n}.", "或把{n_label}设为至少 {n}。"),
+    "unfit_gpus_only": ("Set {n_label} to at least {n}.", "请把{n_label}设为至少 {n}。"),
+    "unfit_none": ("No layout fits at any GPU count: use full recompute, a shorter sequence or a GPU with more memory.",
+                   "任何 GPU 数量下都放不下：请使用完全重计算、更短的序列或显存更大的 GPU。"),
+    "unfit_totals": ("The totals below assume it fits.", "下列合计按放得下计算，仅供参考。"),
     "none_on_record": ("none on record", "无记录"), "ratio": ("ratio", "比值"),
     # the programme view
     "data_processing": ("Data processing", "数据处理"), "debug": ("Debug environments", "调试环境"),

@@ -1,94 +1,290 @@
-"""Default MFU: a level by accelerator generation that falls with the number of GPUs, fitted on published runs.
+"""Default MFU: a kernel efficiency per GPU generation times the efficiencies of the run's parallel layout.
 
-    MFU(gpu, n) = level[generation of gpu] x (n / 1024) ** -beta
+    MFU = kernel_efficiency[generation] x width x pipeline / ((1 + tensor-parallel traffic) (1 + gradient sync))
 
-*beta* is how utilisation falls as one model is spread over more GPUs (communication, stragglers, smaller
-per-GPU batches). Across published runs it cannot be read off directly: the runs on large clusters are also the
-large models and the mature software stacks, which raise MFU. It is fitted instead on measurements of the *same*
-model at several cluster sizes (``data/mfu_scaling.csv``: Llama 3 405B, Nemotron-4 15B, Megatron-LM 175B and
-530B), as the pooled within-study slope of log utilisation on log GPUs: 0.070, i.e. -4.7 % per doubling
-(studies range 0.052-0.104).
+The terms are :mod:`workbench.parallelism`'s, evaluated for every tensor x pipeline x ZeRO layout by
+:mod:`workbench.layouts`; the best layout that fits in memory is kept. The fitted parameters are few and live in
+``data/mfu_model.csv`` with their spread: the kernel efficiency of each generation with published runs, the
+width constant, the share of the gradient traffic hidden behind compute, and the typical wall-clock of a run of
+a given size. :func:`workbench.calibration.fit` writes them from ``data/published_runs.csv`` (runs with a GPU
+count and GPU-hours); ``workbench validate`` reports the fit in sample and leave-one-out.
 
-The *level* is fitted on the runs of ``data/published_runs.csv`` with a reported GPU count and GPU-hours: each
-run's implied MFU (model FLOPs, :func:`workbench.compute.training_flops`, over dense peak x GPU-hours) brought to
-1,024 GPUs with beta, and the median taken per generation (generations without runs: over all runs). Runs
-without a GPU count are left out of the fit and are, in ``workbench validate``, out-of-sample checks. The spread
-(quartiles, range) is reported with it: the prior is what a planner gets *without* knowing the MFU of their own
-stack, and should be overridden when known.
+A generation without published runs takes the H100's kernel efficiency scaled by a measured per-GPU speed-up
+(MLPerf Training, ``data/generation_speedups.csv``) over the ratio of peaks; its figures say *extrapolated*.
 
-Peak: bf16 where the GPU has it, else fp16 (V100), the format each run trained in.
-Runs without a reported sequence length trained at 2048 tokens (GPT-3, OPT, PaLM, MPT-7B, Pythia and
-GLM-130B all did), which is what they are evaluated at.
+Peak: bf16 where the GPU has it, else fp16 (V100), the format each run's MFU is quoted against. Runs without a
+reported sequence length trained at 2048 tokens (GPT-3, OPT, PaLM, MPT-7B, Pythia and GLM-130B all did).
 """
 from __future__ import annotations
-
 
 import numpy as np
 import pandas as pd
 
-from . import catalog, compute
+from . import catalog, compute, layouts
 from .data import DataFileError, cached, data_dir, published_runs, read_table
 
 #: Sequence length assumed for published runs that do not list one (see module docstring).
 DEFAULT_RUN_SEQ_LEN = 2048
-#: Cluster size the levels are quoted at [GPU].
-REFERENCE_GPUS = 1024.0
+#: GPU-hours are one iteration away from the cluster that runs them; three passes settle to whole nodes.
+SIZING_PASSES = 3
+#: The GPU whose kernel efficiency an extrapolated generation is scaled from.
+REFERENCE_GPU = "H100-SXM5-80GB"
 
 
 @cached
 def scaling_table() -> pd.DataFrame:
-    """``data/mfu_scaling.csv``: the same model measured at several cluster sizes (utilisation or TFLOP/s per GPU)."""
-    return read_table("mfu_scaling.csv", numeric=("n_gpus", "utilisation"),
-                      required=("study", "gpu", "n_gpus", "utilisation", "measure", "source"),
-                      bounds={"n_gpus": (1, 1e7), "utilisation": (1e-3, 1e4)})
+    """``data/mfu_scaling.csv``: the same model measured at several cluster sizes (utilisation or TFLOP/s per GPU),
+    the check that the layout terms reproduce how one run's MFU falls with its cluster."""
+    return read_table("mfu_scaling.csv", numeric=("n_gpus", "utilisation", "params", "d_model", "n_layers", "seq_len",
+                                                  "tensor_parallel", "pipeline_parallel", "global_batch_tokens"),
+                      required=("study", "gpu", "n_gpus", "utilisation", "measure", "params", "seq_len", "source"),
+                      bounds={"n_gpus": (1, 1e7), "utilisation": (1e-3, 1e4), "params": (1e6, 1e13),
+                              "d_model": (1, 1e6), "n_layers": (1, 1e4), "seq_len": (1, 1e7),
+                              "tensor_parallel": (1, 4096), "pipeline_parallel": (1, 4096),
+                              "global_batch_tokens": (1, 1e12)})
 
 
 @cached
-def scaling_exponent() -> float:
-    """beta: the pooled within-study slope of -log(utilisation) on log(GPUs) [-].
-
-    Each study's own level is removed (its mean log), so only how one model's utilisation changes with its cluster
-    enters; the unit of ``utilisation`` (MFU or TFLOP/s per GPU) cancels within a study.
-    """
-    table = scaling_table()
-    counts = table.groupby("study")["n_gpus"].nunique()
-    table = table[table["study"].map(counts) >= 2]
-    if table.empty:
-        raise DataFileError(data_dir() / "mfu_scaling.csv", "needs at least one study with two or more GPU counts")
-    x = np.log(table["n_gpus"].to_numpy(float))
-    y = np.log(table["utilisation"].to_numpy(float))
-    groups = table["study"].to_numpy()
-    x = x - pd.Series(x).groupby(groups).transform("mean").to_numpy()
-    y = y - pd.Series(y).groupby(groups).transform("mean").to_numpy()
-    beta = float(-(x * y).sum() / (x * x).sum())
-    if not 0.0 <= beta < 0.5:
-        raise DataFileError(data_dir() / "mfu_scaling.csv", f"the fitted slope {beta:.3f} is outside 0 to 0.5 (MFU "
-                                                            "must not rise with the GPU count, nor halve per doubling)")
-    return beta
+def model_table() -> pd.DataFrame:
+    """``data/mfu_model.csv``: the fitted parameters, one row per parameter (and generation), with their spread."""
+    return read_table("mfu_model.csv", numeric=("value", "low", "high", "n_runs"),
+                      required=("parameter", "value", "source"), bounds={"value": (-1e-12, 1e30)})
 
 
-def gpus_for_duration(hours_at_reference, days, beta=None):
-    """GPUs that finish in ``days`` when MFU falls with the cluster [GPU, not rounded].
+@cached
+def parameters() -> dict:
+    """The fitted parameters as a dict: ``kernel_efficiency`` {generation: value} and the scalar ones."""
+    table = model_table()
+    kernel = table[table["parameter"] == "kernel_efficiency"]
+    out = {"kernel_efficiency": dict(zip(kernel["generation"], kernel["value"].astype(float)))}
+    for name in ("layer_latency_s", "hidden_share", "straggler_exponent", "scale_exponent", "scale_flops_low", "scale_flops_high",
+                 "typical_days_at_1e23", "typical_days_exponent", "typical_batch_at_1e23", "typical_batch_exponent"):
+        rows = table[table["parameter"] == name]
+        if rows.empty:
+            raise DataFileError(data_dir() / "mfu_model.csv", f"has no row for {name}")
+        out[name] = float(rows["value"].iloc[0])
+    if "all" not in out["kernel_efficiency"]:
+        raise DataFileError(data_dir() / "mfu_model.csv", "has no kernel_efficiency row for generation 'all'")
+    if not 0 <= out["hidden_share"] < 1:
+        raise DataFileError(data_dir() / "mfu_model.csv", "hidden_share must be at least 0 and below 1")
+    return out
 
-    ``hours_at_reference`` are the GPU-hours at the 1,024-GPU MFU; at n GPUs they are that x (n / 1024) ** beta,
-    so n = hours(n) / (24 days) gives n = (hours_at_reference x 1024 ** -beta / (24 days)) ** (1 / (1 - beta)).
-    """
-    beta = scaling_exponent() if beta is None else np.asarray(beta, dtype=float)
-    with np.errstate(over="ignore"):
-        return (np.asarray(hours_at_reference, dtype=float) * REFERENCE_GPUS ** -beta
-                / (24.0 * np.asarray(days, dtype=float))) ** (1.0 / (1.0 - beta))
+
+@cached
+def speedups() -> pd.DataFrame:
+    """``data/generation_speedups.csv``: measured per-GPU speed-ups of a generation over the reference GPU."""
+    table = read_table("generation_speedups.csv", numeric=("speedup_per_gpu",),
+                       required=("generation", "gpu", "reference_gpu", "speedup_per_gpu", "benchmark", "source"),
+                       key="generation", bounds={"speedup_per_gpu": (0, 100)})
+    for row_number, row in enumerate(table.to_dict("records"), start=2):
+        for column in ("gpu", "reference_gpu"):
+            try:
+                catalog.resolve_gpu(row[column])
+            except catalog.UnknownGpuError as error:
+                raise DataFileError(data_dir() / "generation_speedups.csv", str(error), row_number, column) from None
+    return table
 
 
-def cluster_factor(n_gpus, beta=None):
-    """(n / 1024) ** -beta: utilisation at ``n_gpus`` relative to 1,024 GPUs [-]."""
-    beta = scaling_exponent() if beta is None else beta
-    return (np.asarray(n_gpus, dtype=float) / REFERENCE_GPUS) ** -beta
+def _peak_bf16(gpu_id: str) -> float:
+    return float(catalog.peak_flops_per_s(gpu_id, training_precision(gpu_id)))
+
+
+@cached
+def _kernel(gpu_id: str) -> tuple[float, str]:
+    """(kernel efficiency, basis) of one catalog id with the shipped parameters."""
+    return kernel_for(gpu_id, parameters())
+
+
+def kernel_for(gpu_id: str, fitted: dict) -> tuple[float, str]:
+    """(kernel efficiency, basis) of one catalog id with parameters ``fitted`` (see :func:`parameters`)."""
+    fitted = fitted["kernel_efficiency"]
+    generation = catalog.spec(gpu_id, "generation")
+    if generation in fitted:
+        return fitted[generation], "fitted"
+    table = speedups()
+    if generation in set(table["generation"]):
+        row = table[table["generation"] == generation].iloc[0]
+        reference = catalog.resolve_gpu(row["reference_gpu"])
+        reference_generation = catalog.spec(reference, "generation")
+        value = (fitted.get(reference_generation, fitted["all"]) * float(row["speedup_per_gpu"])
+                 * _peak_bf16(reference) / _peak_bf16(gpu_id))
+        return value, (f"extrapolated: {reference} x {float(row['speedup_per_gpu']):.2f} per GPU "
+                       f"({row['benchmark']})")
+    return fitted["all"], "extrapolated: median of all generations (no published run, no measured speed-up)"
+
+
+def extrapolation(gpu_id: str) -> dict | None:
+    """For a generation without published runs: its reference GPU, measured per-GPU speed-up and benchmark
+    (``data/generation_speedups.csv``); ``None`` where the generation has runs or no measured speed-up."""
+    if catalog.spec(gpu_id, "generation") in parameters()["kernel_efficiency"]:
+        return None
+    table = speedups()
+    rows = table[table["generation"] == catalog.spec(gpu_id, "generation")]
+    if rows.empty:
+        return None
+    row = rows.iloc[0]
+    return {"reference_gpu": catalog.resolve_gpu(row["reference_gpu"]), "speedup_per_gpu": float(row["speedup_per_gpu"]),
+            "benchmark": row["benchmark"], "source": row["source"]}
+
+
+def kernel_efficiency(gpu_ids):
+    """Kernel efficiency for catalog ids ``gpu_ids`` [fraction]: fitted for generations with published runs."""
+    out = catalog.map_ids(gpu_ids, lambda g: _kernel(g)[0])
+    return out if np.ndim(out) else float(out)
+
+
+def basis(gpu_ids):
+    """Where each id's kernel efficiency comes from: ``fitted`` or ``extrapolated: ...`` [text]."""
+    return catalog.map_ids(gpu_ids, lambda g: _kernel(g)[1], dtype=object)
 
 
 def training_precision(gpu_ids):
     """bf16 where the catalog has a bf16 peak, else fp16."""
     bf16 = catalog.spec(gpu_ids, "peak_bf16_dense_tflops")
     return np.where(np.isnan(np.asarray(bf16, dtype=float)), "fp16", "bf16")
+
+
+def default_global_batch_tokens(training_flops, fitted: dict | None = None):
+    """Global batch of published runs of that compute [token]: a (C / 1e23) ** b, fitted on the runs of
+    ``data/published_runs.csv`` that publish their batch (``data/mfu_model.csv``). Practice, not the
+    loss-optimal batch (DeepSeek LLM's 0.292 C^0.327 is about 4x larger than most runs used)."""
+    p = parameters() if fitted is None else fitted
+    return p["typical_batch_at_1e23"] * (np.asarray(training_flops, dtype=float) / 1e23) ** p["typical_batch_exponent"]
+
+
+def engineering_scale(training_flops, fitted: dict | None = None):
+    """(C / 1e23) ** g, C held within the FLOPs of the fitted runs [-].
+
+    Published runs of more compute reach a higher share of peak than their layout explains: their teams tune
+    kernels, overlap communication and schedules for that scale (the issue the constant-slope prior had: the
+    largest runs were engineered for their size). The exponent is fitted with the other parameters; outside the
+    runs' range of compute the factor is held at its end, not extrapolated.
+    """
+    p = parameters() if fitted is None else fitted
+    flops = np.clip(np.asarray(training_flops, dtype=float), p["scale_flops_low"], p["scale_flops_high"])
+    return (flops / 1e23) ** p["scale_exponent"]
+
+
+def typical_days(training_flops, fitted: dict | None = None):
+    """Wall-clock days of published pre-training runs of that compute [day]: a (C / 1e23) ** b, fitted on the
+    runs of ``data/published_runs.csv`` with a GPU count (``data/mfu_model.csv``)."""
+    p = parameters() if fitted is None else fitted
+    return p["typical_days_at_1e23"] * (np.asarray(training_flops, dtype=float) / 1e23) ** p["typical_days_exponent"]
+
+
+def link_inputs(gpu, network_gbps_per_node, gpus_per_node):
+    """Catalog links of ``gpu`` as one-direction bytes per second per GPU: NVLink, its domain, PCIe, network
+    (``network_gbps_per_node`` where given, else the SKU's reference server)."""
+    nvlink = catalog.spec(gpu, "nvlink_gb_per_s").astype(float) * 1e9 / 2.0
+    domain = catalog.spec(gpu, "nvlink_domain_gpus").astype(float)
+    pcie = catalog.spec(gpu, "pcie_gb_per_s").astype(float) * 1e9 / 2.0
+    network = np.where(np.isnan(network_gbps_per_node), catalog.spec(gpu, "network_gbps_per_node").astype(float),
+                       network_gbps_per_node)
+    return nvlink, domain, pcie, network * 1e9 / 8.0 / np.asarray(gpus_per_node, dtype=float)
+
+
+def layout_inputs(x: dict, d_model, n_layers, active_params, flops_per_token, fitted: dict | None = None,
+                  training_flops=None) -> dict:
+    """The keyword inputs of :func:`workbench.layouts.evaluate` for a batch ``x`` of scenario fields, as (batch, 1)
+    columns. ``fitted`` overrides the shipped parameters (leave-one-out validation)."""
+    p = parameters() if fitted is None else fitted
+    gpu = np.asarray(x["gpu"], dtype=object)
+    kernel = catalog.map_ids(gpu, lambda g: _kernel(g)[0] if fitted is None else kernel_for(g, fitted)[0])
+    if training_flops is not None:
+        kernel = kernel * engineering_scale(training_flops, p)
+    peak = catalog.peak_flops_per_s(gpu, training_precision(gpu))
+    nvlink, domain, pcie, network = link_inputs(gpu, np.asarray(x["network_gbps_per_node"], dtype=float),
+                                                x["gpus_per_node"])
+    column = lambda v: np.asarray(v)[:, None] if np.ndim(v) else v  # noqa: E731
+    values = {"kernel_efficiency": kernel, "layer_latency_s": p["layer_latency_s"], "hidden_share": p["hidden_share"],
+              "straggler_exponent": p["straggler_exponent"],
+              "d_model": d_model, "n_layers": n_layers, "params": x["params"], "active_params": active_params,
+              "flops_per_token": flops_per_token, "seq_len": x["seq_len"], "global_batch_tokens": x["global_batch_tokens"], "peak_flops_per_s": peak,
+              "gpus_per_node": x["gpus_per_node"],
+              "nvlink_bytes_per_s": nvlink, "nvlink_domain": domain, "pcie_bytes_per_s": pcie,
+              "network_bytes_per_s_per_gpu": network,
+              "memory_bytes": catalog.spec(gpu, "memory_gb").astype(float) * 2.0 ** 30,
+              "usable_memory_fraction": x["usable_memory_fraction"], "recompute": x["recompute"],
+              "attention_kernel": x["attention_kernel"], "gradient_precision": x["gradient_precision"],
+              "head_dim": compute.HEAD_DIM}
+    return {k: column(v) for k, v in values.items()}
+
+
+def cluster_and_layout(x: dict, inputs: dict, flops, speed_factor, target_days, largest_gpus) -> dict:
+    """The cluster (given, or sized to finish in ``target_days``) and its best layout, per batch element.
+
+    ``speed_factor`` multiplies the layout's MFU (recompute and precision); ``largest_gpus`` caps an auto-sized
+    cluster. Returns the chosen layout's figures (:func:`workbench.layouts.evaluate`), ``n_gpus``,
+    ``n_gpus_wanted`` and ``min_gpus_to_fit`` (fewest GPUs that fit, over the candidate layouts).
+    """
+    t, p, z, b = layouts.candidates(x["tensor_parallel"], x["pipeline_parallel"], x["zero_stage"],
+                                    x["micro_batch_size"])
+    # columns no row can use (tensor groups beyond every row's node and NVLink domain, more stages than any row
+    # has layers) are dropped: a batch's grid shrinks to the options that matter
+    reach = np.maximum(np.max(np.asarray(x["gpus_per_node"], dtype=float)),
+                       np.max(np.asarray(inputs["nvlink_domain"], dtype=float)))
+    keep = np.any((t <= reach) | ~np.isnan(np.asarray(x["tensor_parallel"], dtype=float)).reshape(-1, 1), axis=0)
+    keep &= np.any(p <= np.asarray(inputs["n_layers"], dtype=float).reshape(-1, 1) if np.ndim(inputs["n_layers"])
+                   else p <= inputs["n_layers"], axis=0) | np.all(~np.isnan(np.atleast_1d(
+                       np.asarray(x["pipeline_parallel"], dtype=float))))
+    t, p, z, b = t[:, keep], p[:, keep], z[:, keep], b[:, keep]
+    size = t.shape[0]
+    given = np.broadcast_to(np.asarray(x["n_gpus"], dtype=float), (size,))
+    node = np.broadcast_to(np.asarray(x["gpus_per_node"], dtype=float), (size,))[:, None]
+    flops = np.broadcast_to(np.asarray(flops, dtype=float), (size,))[:, None]
+    factor = np.broadcast_to(np.asarray(speed_factor, dtype=float), (size,))[:, None]
+    days = np.broadcast_to(np.asarray(target_days, dtype=float), (size,))[:, None]
+    # each candidate's step: whole nodes that are whole model-parallel groups
+    step = np.lcm(node.astype(np.int64), (t * p).astype(np.int64)).astype(float)
+    peak = inputs["peak_flops_per_s"]
+    # first guess: the kernel efficiency with no communication, then passes at each candidate's own cluster
+    guess = flops / (peak * inputs["kernel_efficiency"] * 0.8 * factor * 3600.0 * 24.0 * days)
+    n = np.where(np.isnan(given)[:, None], np.maximum(np.ceil(guess / step - 1e-9) * step, step), given[:, None])
+    largest = np.maximum(np.floor(largest_gpus / step) * step, step)
+    sizing = np.isnan(given).any()
+    wanted = n
+    for _ in range(SIZING_PASSES if sizing else 0):
+        figures = layouts.evaluate(t, p, z, b, n_gpus=n, **inputs)
+        fit_gpus = np.where(np.isfinite(figures["min_gpus_to_fit"]), figures["min_gpus_to_fit"], step)
+        hours = flops / (peak * figures["mfu"] * factor * 3600.0)
+        wanted = np.maximum(np.ceil(hours / (24.0 * days) / step - 1e-9) * step, np.ceil(fit_gpus / step - 1e-9) * step)
+        sized = np.minimum(wanted, largest)
+        n = np.where(np.isnan(given)[:, None], sized, given[:, None])
+    figures = layouts.evaluate(t, p, z, b, n_gpus=n, **inputs)
+    # the best candidate is the one with the fewest GPU-hours (highest MFU); at a typed count, the same
+    column = layouts.pick(figures, figures["mfu"])
+    chosen = layouts.take({**figures, "n_gpus": n, "n_gpus_wanted": np.where(np.isnan(given)[:, None], wanted, n)},
+                          column)
+    chosen["min_gpus_to_fit"] = np.min(np.where(figures["valid"] | np.isnan(given)[:, None],
+                                                figures["min_gpus_to_fit"], np.inf), axis=1)
+    chosen["fits"] = np.asarray(chosen["fits"], dtype=bool)
+    chosen.update(_fitting_layout(x, inputs, chosen["n_gpus"], ~chosen["fits"]))
+    shape = np.shape(x["params"])  # a single scenario's inputs are 0-d
+    return {name: np.reshape(values, shape) if np.size(values) == size else values for name, values in chosen.items()}
+
+
+def _fitting_layout(x: dict, inputs: dict, n_gpus, missing) -> dict:
+    """For rows whose layout does not fit: the smallest tensor x pipeline group (then ZeRO stage) of the open grid
+    that fits on their GPUs, and the fewest GPUs any layout fits on (NaN / inf where none)."""
+    size = np.size(missing)
+    out = {name: np.full(size, np.nan) for name in ("fit_tensor_parallel", "fit_pipeline_parallel", "fit_zero_stage",
+                                                    "fit_micro_batch_size", "fit_min_gpus")}
+    if not np.any(missing):
+        return out
+    nan = np.full(size, np.nan)
+    t, p, z, b = layouts.candidates(nan, nan, nan, nan)
+    figures = layouts.evaluate(t, p, z, b, n_gpus=np.reshape(n_gpus, (size, 1)), **{
+        k: np.broadcast_to(v, (size, 1)) if np.ndim(v) == 2 else v for k, v in inputs.items()})
+    group = np.where(figures["fits"], (t * p * 4 + z) * 32 - b, np.inf)  # smallest t x p, lower ZeRO, larger b
+    column = np.argmin(group, axis=1)
+    rows = np.arange(size)
+    found = np.isfinite(group[rows, column]) & np.ravel(missing)
+    out["fit_tensor_parallel"] = np.where(found, t[rows, column], np.nan)
+    out["fit_pipeline_parallel"] = np.where(found, p[rows, column], np.nan)
+    out["fit_zero_stage"] = np.where(found, z[rows, column], np.nan)
+    out["fit_micro_batch_size"] = np.where(found, b[rows, column], np.nan)
+    out["fit_min_gpus"] = np.where(np.ravel(missing), np.min(figures["min_gpus_to_fit"], axis=1), np.nan)
+    return out
 
 
 @cached
@@ -105,52 +301,11 @@ def run_table() -> pd.DataFrame:
     runs["generation"] = catalog.spec(runs["gpu_id"].to_numpy(), "generation")
     active = runs["active_params"].fillna(runs["params"]).to_numpy()
     seq_len = runs["seq_len"].fillna(DEFAULT_RUN_SEQ_LEN).to_numpy()
-    d_model = compute.derived_d_model(active)
-    runs["model_flops"] = compute.training_flops(active, runs["tokens"].to_numpy(), seq_len, d_model,
-                                                 compute.derived_n_layers(d_model))
-    runs["precision"] = training_precision(runs["gpu_id"].to_numpy())
-    runs["peak_flops_per_s"] = catalog.peak_flops_per_s(runs["gpu_id"].to_numpy(), runs["precision"].to_numpy())
+    d_model = runs["d_model"].fillna(pd.Series(compute.derived_d_model(active), index=runs.index)).to_numpy()
+    n_layers = runs["n_layers"].fillna(pd.Series(compute.derived_n_layers(d_model), index=runs.index)).to_numpy()
+    runs["model_flops"] = compute.training_flops(active, runs["tokens"].to_numpy(), seq_len, d_model, n_layers)
+    reference = training_precision(runs["gpu_id"].to_numpy())
+    runs["precision"] = np.where(runs["precision"].fillna("").astype(str) == "", reference, runs["precision"])
+    runs["peak_flops_per_s"] = catalog.peak_flops_per_s(runs["gpu_id"].to_numpy(), reference)
     runs["implied_mfu"] = runs["model_flops"] / (runs["peak_flops_per_s"] * runs["gpu_hours"] * 3600.0)
-    runs["mfu_at_reference"] = runs["implied_mfu"] / cluster_factor(runs["n_gpus"].to_numpy(float))
     return runs
-
-
-def _summary(values: pd.Series) -> dict:
-    return {"mfu": float(values.median()), "n_runs": int(values.size), "q25": float(values.quantile(0.25)),
-            "q75": float(values.quantile(0.75)), "min": float(values.min()), "max": float(values.max())}
-
-
-@cached
-def prior_table(exclude: str | None = None) -> pd.DataFrame:
-    """The level per generation at 1,024 GPUs with its spread; ``exclude`` leaves one run out (for honest
-    validation). Only runs with a GPU count and GPU-hours enter.
-
-    The row ``all`` is the fallback for generations without published runs. Cached: do not modify.
-    """
-    runs = run_table()
-    runs = runs[runs["mfu_at_reference"].notna() & (runs["name"] != exclude)]
-    rows = {"all": _summary(runs["mfu_at_reference"])}
-    for generation, group in runs.groupby("generation"):
-        rows[generation] = _summary(group["mfu_at_reference"])
-    table = pd.DataFrame.from_dict(rows, orient="index")
-    table.index.name = "generation"
-    return table
-
-
-@cached
-def _default_prior() -> dict[str, float]:
-    return prior_table()["mfu"].to_dict()
-
-
-def level(gpu_ids, prior: dict[str, float] | None = None):
-    """MFU at 1,024 GPUs for catalog ids ``gpu_ids`` [fraction]: the fitted level of their generation."""
-    prior = _default_prior() if prior is None else prior
-    generations = catalog.accelerators()["generation"]
-    out = catalog.map_ids(gpu_ids, lambda g: prior.get(generations[g], prior["all"]))
-    return out if np.ndim(out) else float(out)
-
-
-def default_mfu(gpu_ids, n_gpus=REFERENCE_GPUS, prior: dict[str, float] | None = None):
-    """MFU prior for catalog ids ``gpu_ids`` on ``n_gpus`` GPUs [fraction]: level x (n / 1024) ** -beta."""
-    out = level(gpu_ids, prior) * cluster_factor(n_gpus)
-    return out if np.ndim(out) else float(out)

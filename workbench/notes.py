@@ -13,18 +13,25 @@ from .scenario import Scenario, ScenarioError, fields
 def defaults_used(scenario: Scenario, figures: dict) -> dict[str, str]:
     """Where each input left empty got its value from (single scenarios only)."""
     used = {}
+    layout = layout_text(figures)
     if scenario.mfu is None:
-        generation = catalog.spec(scenario.gpu, "generation")
-        table = mfu.prior_table()
-        row = table.loc[generation] if generation in table.index else table.loc["all"]
-        basis = generation if generation in table.index else f"all generations ({generation} has no published run)"
-        used["mfu"] = (f"{figures['mfu_prior']:.3f}: level {row['mfu']:.3f} at 1,024 GPUs (median of {int(row['n_runs'])} "
-                       f"published runs on {basis}, quartiles {row['q25']:.2f}-{row['q75']:.2f}, range "
-                       f"{row['min']:.2f}-{row['max']:.2f}; data/published_runs.csv) x ({figures['n_gpus']:,.0f} / 1024) ** "
-                       f"-{mfu.scaling_exponent():.3f} (MFU falls with the cluster; data/mfu_scaling.csv)")
+        kernel, basis = mfu.kernel_for(scenario.gpu, mfu.parameters())
+        where = "fitted on published runs" if basis == "fitted" else basis
+        used["mfu"] = (f"{figures['mfu_prior']:.3f}: kernel efficiency {kernel:.3f} ({catalog.spec(scenario.gpu, 'generation')}, "
+                       f"{where}; data/mfu_model.csv) x per-layer fixed time {figures['width_efficiency']:.3f} x pipeline "
+                       f"{1 - figures['pipeline_bubble']:.3f} / (1 + tensor-parallel traffic "
+                       f"{figures['tensor_parallel_overhead']:.3f}) / (1 + pipeline traffic "
+                       f"{figures['pipeline_traffic_overhead']:.3f}) / (1 + gradient sync {figures['data_parallel_overhead']:.3f}) "
+                       f"on {layout}")
         if scenario.recompute != "selective":
             used["mfu"] += (f", x {figures['mfu'] / figures['mfu_prior']:.3f} for recompute={scenario.recompute!r} "
                             "(hardware FLOPs against the runs' selective recompute)")
+    if None in (scenario.tensor_parallel, scenario.pipeline_parallel, scenario.zero_stage, scenario.micro_batch_size):
+        used["layout"] = (f"{layout}: of the layouts that fit in memory, the one with the most MFU "
+                          "(workbench layouts lists them)")
+    if scenario.global_batch_tokens is None:
+        used["global_batch_tokens"] = (f"{figures['global_batch_tokens']:,.0f} tokens: 0.292 x C^0.3271 for C = "
+                                       f"{figures['training_flops']:.3g} FLOP (DeepSeek LLM, Bi et al. 2024)")
     if scenario.price_per_gpu_hour is None and scenario.pricing == "self_hosted":
         used["price_per_gpu_hour"] = (f"{figures['price_per_gpu_hour']:.3f} USD/GPU-h: {figures['gpu_purchase_usd']:,.0f} USD "
                                       f"per GPU x (1 + {scenario.server_share:g} + {scenario.interconnect_share:g}) over "
@@ -52,8 +59,11 @@ def defaults_used(scenario: Scenario, figures: dict) -> dict[str, str]:
     if scenario.n_kv_heads is None:
         used["n_kv_heads"] = f"{min(8, max(1, round(figures['d_model'] / 128)))}: grouped-query attention as in Llama 3"
     if scenario.n_gpus is None:
+        days = (f"target_days={scenario.target_days:g}" if scenario.target_days is not None else
+                f"{figures['target_days_used']:.0f} days (the wall-clock of published runs of {figures['training_flops']:.2g} "
+                "FLOP; data/mfu_model.csv)")
         used["n_gpus"] = (f"{figures['n_gpus']:.0f}: enough whole {scenario.gpus_per_node}-GPU nodes to finish in "
-                          f"target_days={scenario.target_days:g} ("
+                          f"{days} ("
                           + (f"memory needs at least {figures['min_gpus_to_fit']:.0f})"
                              if np.isfinite(figures["min_gpus_to_fit"]) else "the model fits at no GPU count: see the warning)"))
     if scenario.d_model is None or scenario.n_layers is None:
@@ -64,24 +74,45 @@ def defaults_used(scenario: Scenario, figures: dict) -> dict[str, str]:
     return used
 
 
+def layout_text(figures: dict) -> str:
+    """``TP 8 x PP 16 x DP 128, ZeRO-1`` for the layout an estimate used."""
+    return (f"TP {figures['tensor_parallel_used']:.0f} x PP {figures['pipeline_parallel_used']:.0f} x DP "
+            f"{figures['data_parallel']:,.0f}, ZeRO-{figures['zero_stage_used']:.0f}, micro-batch "
+            f"{figures['micro_batch_size_used']:.0f}")
+
+
+def memory_warnings(scenario: Scenario, figures: dict) -> list[str]:
+    """The layout does not fit in memory: what it needs, and the field to change (single scenarios)."""
+    if figures["layout_fits"]:
+        return []
+    need = (f"{figures['memory_bytes_per_gpu'] / 2**30:,.1f} GiB per GPU of {scenario.gpu}'s "
+            f"{figures['gpu_memory_bytes'] / 2**30:,.0f} GiB (usable {scenario.usable_memory_fraction:g})")
+    fixes = []
+    if np.isfinite(figures["fit_tensor_parallel"]):
+        fixes.append(f"tensor_parallel={figures['fit_tensor_parallel']:.0f}, pipeline_parallel="
+                     f"{figures['fit_pipeline_parallel']:.0f}, zero_stage={figures['fit_zero_stage']:.0f}, micro_batch_size="
+                     f"{figures['fit_micro_batch_size']:.0f} fits on these "
+                     f"{figures['n_gpus']:,.0f} GPUs")
+    if np.isfinite(figures["fit_min_gpus"]) and figures["fit_min_gpus"] > figures["n_gpus"]:
+        fixes.append(f"n_gpus of at least {figures['fit_min_gpus']:,.0f} fits with some layout")
+    if not fixes:
+        fixes.append(f"no layout fits at any GPU count with recompute={scenario.recompute!r}: use full recompute, a "
+                     "shorter sequence or micro-batch, or a GPU with more memory")
+    return [f"the model does not fit in memory with {layout_text(figures)}: {need}; " + "; ".join(fixes)
+            + " (the totals assume it fits)"]
+
+
 def warnings(scenario: Scenario, figures: dict) -> list[str]:
     out = []
     if scenario.n_gpus is None and figures["n_gpus_wanted"] > figures["n_gpus"]:
-        out.append(f"finishing pre-training in target_days={scenario.target_days:g} needs "
+        out.append(f"finishing pre-training in {figures['target_days_used']:,.0f} days needs "
                    f"{figures['n_gpus_wanted']:,.0f} GPUs, more than the {fields()['n_gpus'].max:,.0f} the n_gpus field "
                    f"allows; sized at {figures['n_gpus']:,.0f} GPUs, pre-training takes {figures['wall_days']:,.1f} days")
-    if not np.isfinite(figures["min_gpus_to_fit"]):
-        out.append(f"the model does not fit in {scenario.gpu} memory at any GPU count with zero_stage="
-                   f"{scenario.zero_stage}, tensor_parallel={scenario.tensor_parallel}, pipeline_parallel="
-                   f"{scenario.pipeline_parallel}, recompute={scenario.recompute!r}: raise the ZeRO stage, tensor or "
-                   "pipeline parallelism, or use full recompute")
-    elif figures["n_gpus"] < figures["min_gpus_to_fit"]:
-        out.append(f"n_gpus={figures['n_gpus']:.0f} is below the {figures['min_gpus_to_fit']:.0f} GPUs that fit "
-                   f"the model states and activations in {scenario.gpu} memory")
-    group = scenario.tensor_parallel * scenario.pipeline_parallel
-    if scenario.n_gpus is not None and scenario.n_gpus % group:
-        out.append(f"n_gpus={scenario.n_gpus:.0f} is not a multiple of tensor_parallel x pipeline_parallel = {group}: "
-                   f"{scenario.n_gpus / group:,.2f} data-parallel replicas; the figures assume the GPUs are all used")
+    out += memory_warnings(scenario, figures)
+    if figures["idle_share"] > 0:
+        group = figures["tensor_parallel_used"] * figures["pipeline_parallel_used"]
+        out.append(f"n_gpus={figures['n_gpus']:.0f} is not a multiple of tensor_parallel x pipeline_parallel = {group:.0f}: "
+                   f"{figures['idle_share'] * figures['n_gpus']:,.0f} GPUs have no data-parallel replica and stay idle")
     if not figures["serving_fits"]:
         out.append(f"serving: the weights ({figures['serving_weight_bytes'] / 1e9:,.0f} GB in {scenario.weight_precision}) "
                    f"and one request's KV cache do not fit in the replica"

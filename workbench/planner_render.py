@@ -10,7 +10,8 @@ from urllib.parse import urlencode
 import numpy as np
 import pandas as pd
 
-from . import boundaries, charts, views
+from . import boundaries, catalog, charts, mfu, views
+from .scenario import fields
 from .i18n import t
 from .app_controls import GROUP_LABELS
 from .presets import presets
@@ -59,7 +60,11 @@ class PlannerRendering:
                     "staff_months": d["staff_months"], "checkpoint_interval_hours": d["checkpoint_interval_hours"],
                     "reward_model_params": d["reward_model_params"], "gpu_purchase_usd": d["gpu_purchase_usd"],
                     "serving_tokens_per_second_per_gpu": d["serving_tokens_per_second_per_gpu"],
-                    "budget_usd": est.total_cost_usd}
+                    "budget_usd": est.total_cost_usd, "tensor_parallel": d["tensor_parallel_used"],
+                    "pipeline_parallel": d["pipeline_parallel_used"], "zero_stage": d["zero_stage_used"],
+                    "micro_batch_size": d["micro_batch_size_used"], "global_batch_tokens": d["global_batch_tokens"],
+                    "target_days": d["target_days_used"],
+                    "network_gbps_per_node": float(catalog.spec(self.scenario.gpu, "network_gbps_per_node"))}
         for name, value in resolved.items():
             if name in self.controls and self.values[name] is None:
                 self.controls[name].show_resolved(float(value) if value is not None else None)
@@ -164,7 +169,11 @@ class PlannerRendering:
         alert_text = " · ".join(
             f"{html.escape(label)}: " + (f"{t('day', lang)} {day:,.1f}" if crossed else t("not_reached", lang))
             for label, day, crossed in zip(alerts["label"], alerts["day"], alerts["crossed"]))
-        self.headline.value = (f"{title}<div class='wb-cards'>{html_cards}</div>"
+        unfit = not bool(d["layout_fits"])
+        self.headline.value = (f"{title}{self._unfit_message() if unfit else ''}"
+                               f"<div class='wb-cards{' wb-unfit' if unfit else ''}'>{html_cards}</div>"
+                               f"<div class='wb-memory'><b>{html.escape(t('memory_per_gpu', lang))}</b>: "
+                               f"{html.escape(self._memory_text())}</div>"
                                f"<div class='wb-serving'><b>{html.escape(t('serving', lang))}</b>: "
                                f"{html.escape(serving_text)}</div>"
                                f"<div class='wb-alerts'><b>{html.escape(t('alerts', lang))}</b> ({html.escape(basis)}): "
@@ -173,6 +182,50 @@ class PlannerRendering:
         self._show_boundaries()
         self.notes.value = ("<div class='wb-notes'><b>" + html.escape(t("warnings", lang)) + ":</b> "
                             + " ".join(html.escape(n) for n in notes) + "</div>") if notes else ""
+
+    def _memory_text(self) -> str:
+        """Memory per GPU against the usable capacity, the layout, and where the MFU comes from."""
+        d, lang, s = self.est.details, self.lang, self.scenario
+        capacity = d["gpu_memory_bytes"] / 2**30
+        parts = [t("memory_of_usable", lang).format(used=f"{d['memory_bytes_per_gpu'] / 2**30:,.1f}",
+                                                    usable=f"{capacity * s.usable_memory_fraction:,.1f}",
+                                                    capacity=f"{capacity:,.0f}", share=f"{s.usable_memory_fraction:g}"),
+                 t("layout_line", lang).format(tp=f"{d['tensor_parallel_used']:.0f}", pp=f"{d['pipeline_parallel_used']:.0f}",
+                                               dp=f"{d['data_parallel']:,.0f}", zero=f"{d['zero_stage_used']:.0f}",
+                                               mb=f"{d['micro_batch_size_used']:.0f}")]
+        if s.mfu is None:
+            kernel, basis = mfu.kernel_for(s.gpu, mfu.parameters())
+            known = mfu.extrapolation(s.gpu)
+            text = (t("basis_fitted", lang) if basis == "fitted" else t("basis_all", lang) if known is None
+                    else t("basis_extrapolated", lang).format(ref=known["reference_gpu"], benchmark=known["benchmark"],
+                                                             speedup=f"{known['speedup_per_gpu']:.2f}"))
+            scale = float(mfu.engineering_scale(self.est.training_flops))
+            parts.append(t("mfu_parts", lang).format(mfu=f"{self.est.mfu:.3f}", kernel=f"{kernel * scale:.3f}",
+                                                     generation=catalog.spec(s.gpu, "generation"), basis=text,
+                                                     layout=f"{self.est.mfu / (kernel * scale):.3f}"))
+        return " · ".join(parts)
+
+    def _unfit_message(self) -> str:
+        """The plan does not fit in memory: what it needs, the field to change, and that the totals assume it fits."""
+        d, lang, s = self.est.details, self.lang, self.scenario
+        spec = fields()
+        label = (lambda name: spec[name].label_zh if lang == "zh" else spec[name].label)
+        usable = d["gpu_memory_bytes"] / 2**30 * s.usable_memory_fraction
+        parts = [t("unfit_need", lang).format(used=f"{d['memory_bytes_per_gpu'] / 2**30:,.1f}", usable=f"{usable:,.1f}")]
+        if np.isfinite(d["fit_tensor_parallel"]):
+            parts.append(t("unfit_layout", lang).format(
+                tp_label=label("tensor_parallel"), tp=f"{d['fit_tensor_parallel']:.0f}",
+                pp_label=label("pipeline_parallel"), pp=f"{d['fit_pipeline_parallel']:.0f}",
+                zero_label=label("zero_stage"), zero=f"{d['fit_zero_stage']:.0f}",
+                mb_label=label("micro_batch_size"), mb=f"{d['fit_micro_batch_size']:.0f}", n=f"{self.est.n_gpus:,.0f}"))
+        if np.isfinite(d["fit_min_gpus"]) and d["fit_min_gpus"] > self.est.n_gpus:
+            key = "unfit_gpus" if len(parts) > 1 else "unfit_gpus_only"
+            parts.append(t(key, lang).format(n_label=label("n_gpus"), n=f"{d['fit_min_gpus']:,.0f}"))
+        if len(parts) == 1:
+            parts.append(t("unfit_none", lang))
+        parts.append(t("unfit_totals", lang))
+        return (f"<div class='wb-unfit-message'>{html.escape(t('unfit_title', lang))}: "
+                + " ".join(html.escape(p) for p in parts) + "</div>")
 
     def _show_boundaries(self):
         """A boundary the scenario crosses is said beside its control too (controls built so far)."""

@@ -639,7 +639,7 @@ def of_scenario(scenario: Scenario, name: str = "scenario") -> Programme:
         raise ProgrammeError("programme", "scenario", scenario, "is not a single Scenario", "workbench.Scenario(...)")
     result = estimate(scenario)
     # on a committed cluster the experiments hold it before the run (timeline), so the plan's months hold them too
-    days = float(result.wall_days) + float(result.details["cluster_experiment_days"])
+    days = float(result.details["training_days_total"]) + float(result.details["cluster_experiment_days"])
     run_months = max(1, math.ceil(days / (365.25 / 12)))
     staff_months = float(result.details["staff_months"])  # the scenario's, or the training's months when empty
     after = max(float(scenario.retention_months), float(scenario.serving_months))

@@ -151,12 +151,13 @@ POSITIVE_FIELDS = frozenset((
     "rl_samples_per_prompt", "rl_tokens_per_sample", "rollout_mfu", "seq_len", "server_power_factor", "serving_mfu",
     "serving_mbu", "serving_max_batch", "serving_tensor_parallel", "serving_headroom", "tpot_target_ms", "ttft_target_s",
     "serving_tokens_per_second_per_gpu", "sft_tokens_per_example", "sft_trainable_fraction", "target_days",
-    "tensor_parallel", "tokens", "usable_memory_fraction", "useful_life_years"))
+    "tensor_parallel", "tokens", "usable_memory_fraction", "useful_life_years", "global_batch_tokens",
+    "network_gbps_per_node"))
 FIELD_NAMES = (
     "name", "params", "active_params", "tokens", "seq_len", "d_model", "n_layers", "n_kv_heads", "gpu", "precision", "n_gpus",
-    "target_days", "gpus_per_node", "mfu", "pricing", "experiment_pricing", "post_training_pricing", "serving_pricing",
+    "target_days", "gpus_per_node", "network_gbps_per_node", "mfu", "mfu_uncertainty", "pricing", "experiment_pricing", "post_training_pricing", "serving_pricing",
     "serving_peak_pricing", "commitment_other_use_share", "provider", "price_per_gpu_hour", "recompute",
-    "zero_stage", "tensor_parallel", "pipeline_parallel", "gradient_precision", "attention_kernel", "micro_batch_size", "usable_memory_fraction", "scaling_law",
+    "zero_stage", "tensor_parallel", "pipeline_parallel", "gradient_precision", "attention_kernel", "micro_batch_size", "global_batch_tokens", "usable_memory_fraction", "scaling_law",
     "host_overhead_fraction", "sft_examples", "sft_tokens_per_example", "sft_epochs", "sft_trainable_fraction",
     "preference_pairs", "preference_tokens_per_pair", "reward_model_params", "reward_model_epochs",
     "rl_prompts", "rl_samples_per_prompt", "rl_tokens_per_sample", "rollout_mfu", "eval_checkpoints",

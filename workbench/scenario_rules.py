@@ -26,8 +26,8 @@ def bounded_by_shape(values: dict, changes: dict) -> dict:
     merged = {**values, **changes}
     layers, heads = model_shape(merged)
     out = dict(changes)
-    stages = np.asarray(merged["pipeline_parallel"], dtype=float)
-    if np.any(stages > layers):
+    stages = np.asarray(np.nan if merged.get("pipeline_parallel") is None else merged["pipeline_parallel"], dtype=float)
+    if np.any(stages > layers):  # an empty layout is searched within the model's shape
         out["pipeline_parallel"] = np.minimum(stages, layers)
     if merged.get("n_kv_heads") is not None and np.any(np.asarray(merged["n_kv_heads"], dtype=float) > heads):
         out["n_kv_heads"] = np.minimum(np.asarray(merged["n_kv_heads"], dtype=float), heads)
@@ -37,7 +37,7 @@ def bounded_by_shape(values: dict, changes: dict) -> dict:
 def _check_shape(v: dict):
     """Fields bounded by the model's shape (given, or derived from the parameter count as estimate() does)."""
     layers, heads = model_shape(v)
-    if np.any(np.asarray(v["pipeline_parallel"]) > layers):
+    if v["pipeline_parallel"] is not None and np.any(np.asarray(v["pipeline_parallel"]) > layers):
         bad = _first(np.asarray(v["pipeline_parallel"]) > layers, v["pipeline_parallel"], layers)
         raise ScenarioError("pipeline_parallel", bad[0], f"is more pipeline stages than the model's {bad[1]:,.0f} layers",
                             "1 to the number of layers (n_layers)", "1 到模型层数（n_layers）")
@@ -80,7 +80,9 @@ def _check_combination(v: dict):
             raise ScenarioError(name, float(tokens[tiny].ravel()[0]) if tokens.ndim else float(tokens),
                                 "is a vanishing fraction of a token", f"0, or {MIN_TOKENS_PER_REQUEST:g} to 1e+07 tokens",
                                 f"0，或 {MIN_TOKENS_PER_REQUEST:g} 至 1e+07 个 token")
-    group = np.asarray(v["tensor_parallel"]) * np.asarray(v["pipeline_parallel"])
+    # an empty tensor or pipeline size is searched (1 at least)
+    group = (np.asarray(1 if v["tensor_parallel"] is None else v["tensor_parallel"])
+             * np.asarray(1 if v["pipeline_parallel"] is None else v["pipeline_parallel"]))
     if v["n_gpus"] is not None and np.any(np.asarray(v["n_gpus"]) < group):
         bad = _first(np.asarray(v["n_gpus"]) < group, v["n_gpus"], group)
         raise ScenarioError("n_gpus", bad[0], f"is below tensor_parallel x pipeline_parallel={bad[1]:g}",

@@ -29,7 +29,12 @@ INPUTS = (
     ("staff_usd_per_month", 0.75, 1.25, "scale"), ("redundancy_factor", 1.2, 1.5, "absolute"),
 )
 #: Inputs whose empty value is resolved by the estimate, and the figure holding the resolved value.
-_RESOLVED = {"mfu": "mfu", "price_per_gpu_hour": "price_per_gpu_hour", "n_gpus": "n_gpus"}
+_RESOLVED = {"mfu": "mfu", "price_per_gpu_hour": "price_per_gpu_hour", "n_gpus": "n_gpus",
+             "tensor_parallel": "tensor_parallel_used", "pipeline_parallel": "pipeline_parallel_used",
+             "zero_stage": "zero_stage_used", "micro_batch_size": "micro_batch_size_used",
+             "global_batch_tokens": "global_batch_tokens", "target_days": "target_days_used"}
+#: Resolved inputs that are whole numbers.
+_WHOLE = ("tensor_parallel", "pipeline_parallel", "zero_stage", "micro_batch_size")
 COLUMNS = ["input", "label", "unit", "base_value", "low_value", "high_value", "low_total_usd", "high_total_usd",
            "base_total_usd", "swing_usd", "note"]
 
@@ -39,6 +44,8 @@ def resolved_values(scenario: Scenario, base) -> dict:
     values = scenario.to_dict()
     for name, figure in _RESOLVED.items():
         values[name] = float(getattr(base, figure) if figure in ("mfu", "n_gpus") else base.details[figure])
+        if name in _WHOLE:
+            values[name] = int(round(values[name]))
     values["n_gpus"] = float(np.clip(values["n_gpus"], values["tensor_parallel"] * values["pipeline_parallel"],
                                      fields()["n_gpus"].max))
     return values

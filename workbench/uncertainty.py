@@ -21,7 +21,12 @@ from .scenario import Scenario, ScenarioError, fields
 
 PERCENTILES = (10, 50, 90)
 #: Inputs whose empty value the estimate resolves, and where the resolved value is found.
-_RESOLVED = {"mfu": "mfu", "price_per_gpu_hour": "price_per_gpu_hour", "n_gpus": "n_gpus"}
+_RESOLVED = {"mfu": "mfu", "price_per_gpu_hour": "price_per_gpu_hour", "n_gpus": "n_gpus",
+             "tensor_parallel": "tensor_parallel_used", "pipeline_parallel": "pipeline_parallel_used",
+             "zero_stage": "zero_stage_used", "micro_batch_size": "micro_batch_size_used",
+             "global_batch_tokens": "global_batch_tokens", "target_days": "target_days_used"}
+#: Resolved inputs that are whole numbers.
+_WHOLE = ("tensor_parallel", "pipeline_parallel", "zero_stage", "micro_batch_size")
 
 
 @cached
@@ -83,9 +88,14 @@ def monte_carlo(scenario: Scenario | None = None, n: int = 100_000, seed: int | 
     for name, figure in _RESOLVED.items():
         values[name] = float(base.mfu if figure == "mfu" else base.n_gpus if figure == "n_gpus"
                              else base.details[figure])
+        if name in _WHOLE:
+            values[name] = int(round(values[name]))
     sampled = {}
     for row in distributions().to_dict("records"):
         f = spec[row["field"]]
+        if row["field"] == "mfu" and scenario.mfu is not None:
+            # a typed MFU is the user's measurement: its own spread, not the prior's leave-one-out error
+            row = {**row, "sigma": scenario.mfu_uncertainty}
         draws = values[row["field"]] * _multipliers(row, n, rng)
         sampled[row["field"]] = np.clip(draws, f.min, f.max)
     total, figures = totals(Scenario(**{**values, **sampled}))
