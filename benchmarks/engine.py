@@ -1,6 +1,7 @@
 """Engine figures: estimate() latency, Monte Carlo against a per-scenario loop (same run), sensitivity(),
-and GPU-hours side by side with llm-analysis (PyPI package, run in its own virtual environment because it
-pins old transformers / huggingface-hub releases).
+GPU-hours side by side with llm-analysis (PyPI package, run in its own virtual environment because it
+pins old transformers / huggingface-hub releases), and the validation on published runs (workbench validate)
+next to llm-analysis and the constant-MFU rule, in the same run.
 
     .venv/bin/python benchmarks/engine.py [--skip-llm-analysis]
 
@@ -15,7 +16,7 @@ import numpy as np
 
 import _llm_analysis
 import workbench
-from workbench import Scenario, estimate, monte_carlo, sensitivity
+from workbench import Scenario, calibration, estimate, monte_carlo, sensitivity
 from workbench.sensitivity import INPUTS
 from workbench.programme import Programme, Staff, Workstream
 from workbench.timeline import evaluate
@@ -64,14 +65,14 @@ def timed(fn, repeat):
     return np.percentile(times, 50), np.percentile(times, 95)
 
 
-def llm_analysis_results():
+def llm_analysis_results(mfu=MFU):
     code = f"""
 import json, time, logging
 from llm_analysis.analysis import train
 out = {{}}
 for name, model, params, tokens, seq_len, gpus, reported in {RUNS!r}:
     kwargs = dict(model_name=model, gpu_name="a100-sxm-80gb", dtype_name="w16a16e16", seq_len=seq_len,
-                  total_num_tokens=int(tokens), total_num_gpus=gpus, flops_efficiency={MFU}, tp_size=8,
+                  total_num_tokens=int(tokens), total_num_gpus=gpus, flops_efficiency={mfu}, tp_size=8,
                   ds_zero=1, log_level="ERROR")
     train(**kwargs)
     started = time.perf_counter()
@@ -130,6 +131,7 @@ def main():
           f"evaluate() p50 {e50:.0f} ms, p95 {e95:.0f} ms; one estimate() per workstream in a loop: {l50:.0f} ms "
           f"(ratio {e50 / l50:.2f}); total {timeline.total_cost_usd:,.0f} USD")
 
+    validation(args.skip_llm_analysis)
     if args.skip_llm_analysis:
         return
     theirs = llm_analysis_results()
@@ -145,6 +147,28 @@ def main():
         print(f"{name:<12}{reported:>12,.0f}{ours:>12,.0f}{other['gpu_hours']:>14,.0f}"
               f"{other['gpu_hours'] / ours:>8.2f}{params / 1e9:>10.2f}B{other['params'] / 1e9:>7.2f}B"
               f"{ms:>8.2f}{other['ms_per_call']:>9.2f}")
+
+
+def validation(skip_llm_analysis: bool) -> None:
+    """GPU-hours of published runs: the workbench without their MFU (as shipped and leave-one-out), 6ND at Epoch's
+    constant 0.375, and llm-analysis at the same constant (it has no MFU model: a user types the efficiency)."""
+    table = calibration.comparison().set_index("name")
+    s = calibration.summary(table.reset_index())
+    print(f"\nValidation on {s['runs']} published runs (workbench validate): median |error| / within +-30 %")
+    print(f"  workbench, parameters as shipped:    {s['median_abs_error']:6.1%} / {s['within_30_error']:4.0%}")
+    print(f"  workbench, leave-one-out refit:      {s['median_abs_error_leave_one_out']:6.1%} / "
+          f"{s['within_30_error_leave_one_out']:4.0%}")
+    print(f"  6ND at constant MFU 0.375 (Epoch):   {s['median_abs_error_epoch_0375']:6.1%} / "
+          f"{s['within_30_error_epoch_0375']:4.0%}")
+    print(f"  frontier runs (>= 1e24 FLOP, GPU count published): worst leave-one-out "
+          f"{s['frontier_max_abs_error_leave_one_out']:.1%}")
+    theirs = {} if skip_llm_analysis else llm_analysis_results(calibration.EPOCH_MFU)
+    print(f"{'run':<12}{'reported':>12}{'wb error':>10}{'wb loo':>9}{'6ND@0.375':>11}{'llm-analysis@0.375':>20}")
+    for name, _, _, _, _, _, reported in RUNS:
+        row = table.loc[name]
+        other = (f"{theirs[name]['gpu_hours'] / reported - 1:+.1%}" if name in theirs else "-")
+        print(f"{name:<12}{reported:>12,.0f}{row['error']:>+10.1%}{row['error_leave_one_out']:>+9.1%}"
+              f"{row['error_epoch_0375']:>+11.1%}{other:>20}")
 
 
 if __name__ == "__main__":

@@ -374,7 +374,7 @@ def test_memory_per_gpu_is_shown_and_a_layout_that_does_not_fit_greys_the_totals
     style = page.evaluate("getComputedStyle(document.querySelector('.wb-unfit .wb-total .wb-card-value')).textDecorationLine")
     assert style == "line-through"
     # the fix: a count that fits clears it
-    type_into(page, "n_gpus", "128")
+    type_into(page, "n_gpus", "256")
     page.wait_for_function("document.querySelector('.wb-cards.wb-unfit') === null", timeout=TIMEOUT)
 
 

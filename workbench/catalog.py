@@ -73,6 +73,14 @@ def resolve_gpu(name: str) -> str:
     raise UnknownGpuError(f"unknown GPU {name!r}; closest: {', '.join(ids)} (see `workbench gpus`)")
 
 
+def _broadcast_scalar(values):
+    """The one value of an array broadcast from a scalar (all strides 0, as a Monte Carlo's fixed fields are), or
+    ``None``: a look-up is then done once, not once per draw."""
+    if isinstance(values, np.ndarray) and values.size and all(stride == 0 for stride in values.strides):
+        return values.ravel()[0]
+    return None
+
+
 def peak_flops_per_s(gpu, precision="bf16"):
     """Dense peak throughput of ``gpu`` (catalog ids) in ``precision`` [FLOP/s].
 
@@ -84,6 +92,10 @@ def peak_flops_per_s(gpu, precision="bf16"):
         gpu, precision = _item(gpu), _item(precision)
         if gpu in table.index and precision in PRECISIONS:
             return float(table.at[gpu, f"peak_{precision}_dense_tflops"] * 1e12)
+    one_gpu, one_precision = _broadcast_scalar(gpu), _broadcast_scalar(precision)
+    if one_gpu is not None and (one_precision is not None or np.ndim(precision) == 0):
+        shape = np.broadcast_shapes(np.shape(gpu), np.shape(precision))
+        return np.full(shape, peak_flops_per_s(one_gpu, _item(one_precision if one_precision is not None else precision)))
     gpu, precision = np.broadcast_arrays(np.asarray(gpu, dtype=object), np.asarray(precision, dtype=object))
     # factorize, not np.unique: an object array may mix types that cannot be sorted together
     gpu_codes, gpus = pd.factorize(gpu.ravel(), use_na_sentinel=False)
@@ -101,6 +113,9 @@ def peak_flops_per_s(gpu, precision="bf16"):
 
 def map_ids(gpu, func, dtype=float):
     """``func`` applied once per distinct id in ``gpu`` (an array of catalog ids), broadcast back."""
+    one = _broadcast_scalar(gpu)
+    if one is not None:
+        return np.full(np.shape(gpu), func(one), dtype=dtype)
     codes, uniques = pd.factorize(np.ravel(np.asarray(gpu, dtype=object)))
     values = np.array([func(u) for u in uniques], dtype=dtype)
     out = values[codes] if len(uniques) else np.empty(0, dtype=dtype)
@@ -119,6 +134,10 @@ def spec(gpu, column: str):
     values = accelerators()[column]
     if np.ndim(gpu) == 0:
         return values.get(_item(gpu), np.nan)
+    one = _broadcast_scalar(gpu)
+    if one is not None:
+        value = values.get(one, np.nan)
+        return np.full(np.shape(gpu), value, dtype=object if isinstance(value, str) else float)
     # one look-up per distinct id (a batch holds a handful), broadcast back
     codes, uniques = pd.factorize(np.ravel(np.asarray(gpu, dtype=object)))
     return values.reindex(uniques).to_numpy()[codes].reshape(np.shape(gpu))

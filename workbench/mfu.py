@@ -219,15 +219,7 @@ def cluster_and_layout(x: dict, inputs: dict, flops, speed_factor, target_days, 
     """
     t, p, z, b = layouts.candidates(x["tensor_parallel"], x["pipeline_parallel"], x["zero_stage"],
                                     x["micro_batch_size"])
-    # columns no row can use (tensor groups beyond every row's node and NVLink domain, more stages than any row
-    # has layers) are dropped: a batch's grid shrinks to the options that matter
-    reach = np.maximum(np.max(np.asarray(x["gpus_per_node"], dtype=float)),
-                       np.max(np.asarray(inputs["nvlink_domain"], dtype=float)))
-    keep = np.any((t <= reach) | ~np.isnan(np.asarray(x["tensor_parallel"], dtype=float)).reshape(-1, 1), axis=0)
-    keep &= np.any(p <= np.asarray(inputs["n_layers"], dtype=float).reshape(-1, 1) if np.ndim(inputs["n_layers"])
-                   else p <= inputs["n_layers"], axis=0) | np.all(~np.isnan(np.atleast_1d(
-                       np.asarray(x["pipeline_parallel"], dtype=float))))
-    t, p, z, b = t[:, keep], p[:, keep], z[:, keep], b[:, keep]
+    t, p, z, b = _usable(x, inputs, t, p, z, b)
     size = t.shape[0]
     given = np.broadcast_to(np.asarray(x["n_gpus"], dtype=float), (size,))
     node = np.broadcast_to(np.asarray(x["gpus_per_node"], dtype=float), (size,))[:, None]
@@ -263,6 +255,18 @@ def cluster_and_layout(x: dict, inputs: dict, flops, speed_factor, target_days, 
     return {name: np.reshape(values, shape) if np.size(values) == size else values for name, values in chosen.items()}
 
 
+def _usable(x: dict, inputs: dict, t, p, z, b):
+    """The candidate columns some row can use: tensor groups within a node or NVLink domain (a typed one is kept
+    whatever it is), no more stages than the layers. A batch's grid shrinks to the options that matter."""
+    reach = np.maximum(np.max(np.asarray(x["gpus_per_node"], dtype=float)),
+                       np.max(np.asarray(inputs["nvlink_domain"], dtype=float)))
+    typed_t = ~np.isnan(np.atleast_1d(np.asarray(x["tensor_parallel"], dtype=float))).reshape(-1, 1)
+    typed_p = ~np.isnan(np.atleast_1d(np.asarray(x["pipeline_parallel"], dtype=float))).reshape(-1, 1)
+    layers = np.atleast_1d(np.asarray(inputs["n_layers"], dtype=float)).reshape(-1, 1)
+    keep = np.any((t <= reach) | typed_t, axis=0) & np.any((p <= layers) | typed_p, axis=0)
+    return t[:, keep], p[:, keep], z[:, keep], b[:, keep]
+
+
 def _fitting_layout(x: dict, inputs: dict, n_gpus, missing) -> dict:
     """For rows whose layout does not fit: the smallest tensor x pipeline group (then ZeRO stage) of the open grid
     that fits on their GPUs, and the fewest GPUs any layout fits on (NaN / inf where none)."""
@@ -272,7 +276,8 @@ def _fitting_layout(x: dict, inputs: dict, n_gpus, missing) -> dict:
     if not np.any(missing):
         return out
     nan = np.full(size, np.nan)
-    t, p, z, b = layouts.candidates(nan, nan, nan, nan)
+    t, p, z, b = _usable({**x, "tensor_parallel": nan, "pipeline_parallel": nan}, inputs,
+                         *layouts.candidates(nan, nan, nan, nan))
     figures = layouts.evaluate(t, p, z, b, n_gpus=np.reshape(n_gpus, (size, 1)), **{
         k: np.broadcast_to(v, (size, 1)) if np.ndim(v) == 2 else v for k, v in inputs.items()})
     group = np.where(figures["fits"], (t * p * 4 + z) * 32 - b, np.inf)  # smallest t x p, lower ZeRO, larger b

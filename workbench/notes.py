@@ -18,7 +18,9 @@ def defaults_used(scenario: Scenario, figures: dict) -> dict[str, str]:
         kernel, basis = mfu.kernel_for(scenario.gpu, mfu.parameters())
         where = "fitted on published runs" if basis == "fitted" else basis
         used["mfu"] = (f"{figures['mfu_prior']:.3f}: kernel efficiency {kernel:.3f} ({catalog.spec(scenario.gpu, 'generation')}, "
-                       f"{where}; data/mfu_model.csv) x per-layer fixed time {figures['width_efficiency']:.3f} x pipeline "
+                       f"{where}; data/mfu_model.csv) x engineering scale "
+                       f"{float(mfu.engineering_scale(figures['training_flops'])):.3f} (runs of {figures['training_flops']:.2g} FLOP) "
+                       f"x per-layer fixed time {figures['width_efficiency']:.3f} x pipeline "
                        f"{1 - figures['pipeline_bubble']:.3f} / (1 + tensor-parallel traffic "
                        f"{figures['tensor_parallel_overhead']:.3f}) / (1 + pipeline traffic "
                        f"{figures['pipeline_traffic_overhead']:.3f}) / (1 + gradient sync {figures['data_parallel_overhead']:.3f}) "
