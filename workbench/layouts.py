@@ -90,8 +90,8 @@ def evaluate(t, p, z, b, *, n_gpus, kernel_efficiency, layer_latency_s, hidden_s
         nvlink_bytes_per_s, pcie_bytes_per_s), network_bytes_per_s_per_gpu)
     stage = parallelism.pipeline_traffic_overhead(p, virtual, t, d_model, flops_per_token / n_layers, n_layers / p,
                                                   achieved, pp_link, hidden_share)
-    mfu = (kernel_efficiency * width * pipeline * parallelism.straggler_efficiency(used, straggler_exponent)
-           / ((1.0 + tensor) * (1.0 + stage) * (1.0 + data)) * used / n)
+    cluster = parallelism.straggler_efficiency(used, straggler_exponent)
+    mfu = kernel_efficiency * width * pipeline * cluster / ((1.0 + tensor) * (1.0 + stage) * (1.0 + data)) * used / n
     states = memory.model_state_bytes(params, used, z, t, p, gradient_precision)
     activations = memory.activation_bytes(seq_len, d_model, n_layers, b, recompute, t, head_dim,
                                           attention_kernel, p)
@@ -100,7 +100,7 @@ def evaluate(t, p, z, b, *, n_gpus, kernel_efficiency, layer_latency_s, hidden_s
                                       gradient_precision)
     return {"tensor_parallel": t, "pipeline_parallel": p, "zero_stage": z, "micro_batch_size": b, "data_parallel": data_parallel, "idle_share": 1.0 - used / n,
             "micro_batches": micro, "virtual_stages": virtual, "pipeline_efficiency": pipeline,
-            "width_efficiency": width, "tensor_parallel_overhead": tensor, "pipeline_traffic_overhead": stage,
+            "width_efficiency": width, "cluster_efficiency": cluster, "tensor_parallel_overhead": tensor, "pipeline_traffic_overhead": stage,
             "data_parallel_overhead": data,
             "batch_raised": batch_raised, "mfu": mfu, "model_state_bytes_per_gpu": states,
             "activation_bytes_per_gpu": activations, "memory_bytes_per_gpu": states + activations,
