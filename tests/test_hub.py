@@ -202,7 +202,10 @@ def test_users_log_in_through_the_hub_get_the_planner_and_idle_servers_are_culle
     refused = pages["alice"].goto(f"{url}user/bob/voila/render/notebooks/planner.ipynb")
     assert refused.status == 403 and ".wb-total" not in pages["alice"].content()
     # a link shared from a hub goes through the hub's user-redirect: each reader opens it on their own server
-    pages["alice"].goto(f"{url}user/alice/voila/render/notebooks/planner.ipynb?params=13B", wait_until="commit")
+    opened = pages["alice"].goto(f"{url}user/alice/voila/render/notebooks/planner.ipynb?params=13B", wait_until="commit")
+    # the same-origin content security policy reaches hub users too (binder/jupyter_config.json)
+    assert opened.headers["content-security-policy"].startswith("default-src 'self'")
+    assert "connect-src 'self' ws: wss:" in opened.headers["content-security-policy"]
     pages["alice"].wait_for_selector(".wb-share-link", timeout=TIMEOUT)
     shared = pages["alice"].get_attribute(".wb-share-link", "href")
     assert shared.startswith(f"{url}hub/user-redirect/voila/render/notebooks/planner.ipynb?") and "params=13B" in shared

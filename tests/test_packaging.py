@@ -77,3 +77,14 @@ def test_an_installed_wheel_serves_the_planner_from_another_directory(tmp_path):
     where = subprocess.run([sys.executable, "-c", "from workbench.serve import app_files; print(app_files()[0])"],
                            cwd=elsewhere, env=env, capture_output=True, text=True, timeout=120)
     assert Path(where.stdout.strip()) == site / "workbench" / "app_files" / "planner.ipynb", where.stderr
+
+
+def test_every_deployment_configures_the_content_security_policy():
+    """The standalone server, Binder and the hub's single-user servers serve the same policy (issue 27)."""
+    import json
+    from workbench.serve import CONTENT_SECURITY_POLICY
+    root = Path(__file__).resolve().parents[1]
+    hub_and_binder = json.loads((root / "binder" / "jupyter_config.json").read_text())
+    assert hub_and_binder["ServerApp"]["tornado_settings"]["headers"]["Content-Security-Policy"] == CONTENT_SECURITY_POLICY
+    standalone = json.loads((root / "voila.json").read_text())
+    assert standalone["Voila"]["tornado_settings"]["headers"]["Content-Security-Policy"] == CONTENT_SECURITY_POLICY

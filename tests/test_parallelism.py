@@ -70,7 +70,7 @@ def test_a_deep_pipeline_with_few_micro_batches_costs_gpu_hours():
         return estimate(Scenario(params=70e9, tokens=1.4e12, gpu="H100", n_gpus=1024, tensor_parallel=8,
                                  pipeline_parallel=pp, zero_stage=1, micro_batch_size=1, global_batch_tokens=5e5))
     flat, deep = run(1), run(16)
-    assert deep.details["micro_batches"] == pytest.approx(5e5 / 4096 / 8)  # 15 per replica
+    assert deep.details["micro_batches"] == 15  # 5e5 / 4096 / 8 = 15.3 per replica, a whole number run
     assert deep.details["pipeline_bubble"] > 0.1 and flat.details["pipeline_bubble"] == 0
     assert deep.gpu_hours > flat.gpu_hours * 1.05
     # and tensor parallelism over 8 GPUs costs traffic that 4 does not

@@ -222,9 +222,13 @@ def comparison() -> pd.DataFrame:
     runs = mfu.run_table()
     fitted_runs, overhead, steady, days, grid = _setup()
     loo_hours = {}
+    flops = fitted_runs["model_flops"].to_numpy(float)
     for i, run in enumerate(fitted_runs.to_dict("records")):
-        fold = grid.best(np.arange(len(fitted_runs)) != i)
-        term = grid.term(fold)[i]
+        others = np.arange(len(fitted_runs)) != i
+        fold = grid.best(others)
+        # the engineering scale is held within the compute of the runs the fold was fitted on, not this one's
+        held = {**fold, "scale_flops_low": float(flops[others].min()), "scale_flops_high": float(flops[others].max())}
+        term = grid.term(fold)[i] * float(mfu.engineering_scale(flops[i], held) / mfu.engineering_scale(flops[i], fold))
         kernel = mfu.kernel_for(run["gpu_id"], {**mfu.parameters(), **fold})[0]  # the term holds the scale
         speedup = figures.precision_figures(np.array([run["precision"]], dtype=object))["speedup"][0]
         loo_hours[run["name"]] = (run["model_flops"] / (run["peak_flops_per_s"] * kernel * term * speedup * 3600.0)

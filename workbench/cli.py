@@ -601,8 +601,9 @@ def _cmd_layouts(args) -> None:
         "PP traffic": table["pipeline_traffic_overhead"].map(lambda v: f"{v:.1%}"),
         "gradient sync": table["data_parallel_overhead"].map(lambda v: f"{v:.1%}")})
     print(shown.to_string(index=False))
-    print("\nMFU: kernel efficiency x per-layer fixed time x (1 - bubble) / (1 + each traffic share); the traffic "
-          "columns are time added per unit of compute (workbench.parallelism).")
+    print("\nMFU: kernel efficiency x engineering scale x per-layer fixed time x cluster size x (1 - bubble) / (1 + each "
+          "traffic share); the traffic columns are time added per unit of compute (workbench.parallelism, "
+          "workbench.mfu). Layouts whose smallest step exceeds the planned global batch come last.")
 
 
 def _cmd_validate(args) -> None:
@@ -630,8 +631,9 @@ def _cmd_validate(args) -> None:
           f"{summary['frontier_max_abs_error_leave_one_out']:.1%} over {summary['frontier_runs']} runs")
     print("\n(sized): no GPU count published; the cluster is sized to the wall-clock of published runs of that "
           "compute, as for any plan. GPU-hours include the interruptions and checkpoints the estimate adds.")
-    print("MFU: kernel efficiency (per generation) x engineering scale x per-layer fixed time x (1 - pipeline bubble) "
-          "/ (1 + tensor-parallel, pipeline and gradient traffic) on the run's layout (workbench.mfu).")
+    print("MFU: kernel efficiency (per generation) x engineering scale (the run's compute) x per-layer fixed time x "
+          "cluster size x (1 - pipeline bubble) / (1 + tensor-parallel, pipeline and gradient traffic) on the run's "
+          "layout (workbench.mfu). The engineering scale holds each left-out run within the others' compute.")
     print("Fitted parameters (data/mfu_model.csv; low and high: quartiles or leave-one-out range):")
     params = mfu.model_table()[["parameter", "generation", "value", "low", "high", "n_runs", "unit"]]
     print(params.to_string(index=False, na_rep="-", float_format=lambda x: f"{x:.4g}"))

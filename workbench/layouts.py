@@ -20,6 +20,9 @@ TENSOR_OPTIONS = (1, 2, 4, 8, 16, 32, 64)
 PIPELINE_OPTIONS = (1, 2, 4, 8, 16, 32, 64, 128)
 ZERO_OPTIONS = (1, 3)  # the distributed optimizer (Megatron) and fully sharded (FSDP); 0 and 2 only when typed
 MICRO_BATCH_OPTIONS = (1, 2, 4, 8)
+#: A layout whose smallest step (one micro-batch per replica) exceeds the plan's global batch by more than this
+#: factor changes the training's batch; it is chosen only where no layout keeps the batch.
+BATCH_TOLERANCE = 1.25
 #: Bytes per gradient element exchanged by data parallelism.
 GRADIENT_BYTES = {"bf16": 2.0, "fp32": 4.0}
 
@@ -66,9 +69,11 @@ def evaluate(t, p, z, b, *, n_gpus, kernel_efficiency, layer_latency_s, hidden_s
     valid = (data_parallel >= 1) & (p <= n_layers)
     data_parallel = np.maximum(data_parallel, 1.0)
     used = data_parallel * t * p
-    micro = parallelism.micro_batches(global_batch_tokens, seq_len, data_parallel, b)
-    batch_raised = micro < 1.0  # each replica runs at least one micro-batch: the global batch grows to that
-    micro = np.maximum(micro, 1.0)
+    # a whole number of micro-batches per replica, at least one: the batch actually run is m x DP x b x s tokens
+    micro = np.maximum(np.round(parallelism.micro_batches(global_batch_tokens, seq_len, data_parallel, b)), 1.0)
+    batch_used = micro * data_parallel * b * seq_len
+    # a layout that needs a much larger batch than the plan's changes the training, not only its speed
+    batch_raised = batch_used > BATCH_TOLERANCE * np.asarray(global_batch_tokens, dtype=float)
     virtual = parallelism.interleave(n_layers, p)
     pipeline = parallelism.pipeline_efficiency(p, micro, virtual)
     matmul_rate = kernel_efficiency * peak_flops_per_s
@@ -82,8 +87,13 @@ def evaluate(t, p, z, b, *, n_gpus, kernel_efficiency, layer_latency_s, hidden_s
     # data-parallel replicas sharing a node reduce over NVLink first (hierarchical all-reduce)
     peers = np.clip(np.floor(np.asarray(gpus_per_node, dtype=float) / (t * p)), 1.0, data_parallel)
     grad = np.where(np.asarray(gradient_precision, dtype=object) == "fp32", 4.0, 2.0)
+    # ... over their node's own links: NVLink within its domain, else PCIe
+    node_link = np.where((np.asarray(nvlink_bytes_per_s, dtype=float) > 0)
+                         & (np.minimum(used, np.asarray(gpus_per_node, dtype=float)) <= np.asarray(nvlink_domain, dtype=float)),
+                         nvlink_bytes_per_s, pcie_bytes_per_s)
     data = parallelism.data_parallel_overhead(active_params / (t * p), data_parallel, z,
-                                              grad, step_flops_per_gpu, achieved, dp_link, hidden_share, peers)
+                                              grad, step_flops_per_gpu, achieved, dp_link, hidden_share, peers,
+                                              node_link)
     # stages sit on different nodes once a stage's group (t GPUs) and the stages outgrow one node
     pp_link = np.where(t * p <= np.asarray(gpus_per_node, dtype=float), np.where(
         (np.asarray(nvlink_bytes_per_s, dtype=float) > 0) & (t * p <= np.asarray(nvlink_domain, dtype=float)),
@@ -102,7 +112,7 @@ def evaluate(t, p, z, b, *, n_gpus, kernel_efficiency, layer_latency_s, hidden_s
             "micro_batches": micro, "virtual_stages": virtual, "pipeline_efficiency": pipeline,
             "width_efficiency": width, "cluster_efficiency": cluster, "tensor_parallel_overhead": tensor, "pipeline_traffic_overhead": stage,
             "data_parallel_overhead": data,
-            "batch_raised": batch_raised, "mfu": mfu, "model_state_bytes_per_gpu": states,
+            "batch_raised": batch_raised, "batch_used_tokens": batch_used, "mfu": mfu, "model_state_bytes_per_gpu": states,
             "activation_bytes_per_gpu": activations, "memory_bytes_per_gpu": states + activations,
             "fits": valid & (states + activations <= usable), "valid": valid, "min_gpus_to_fit": min_gpus}
 
@@ -111,6 +121,9 @@ def pick(figures: dict, score) -> np.ndarray:
     """Per row, the column of the best candidate: the fitting one with the highest ``score``; where none fits,
     the valid one needing the least memory (the run is then flagged as not fitting)."""
     fits, valid = figures["fits"], figures["valid"]
+    # among the fitting ones, those that keep the plan's batch; the others only where none does
+    keeps = fits & ~figures["batch_raised"]
+    fits = np.where(keeps.any(axis=1, keepdims=True), keeps, fits)
     best_fit = np.argmax(np.where(fits, score, -np.inf), axis=1)
     least_memory = np.argmin(np.where(valid, figures["memory_bytes_per_gpu"], np.inf), axis=1)
     return np.where(fits.any(axis=1), best_fit, least_memory)

@@ -250,7 +250,7 @@ def cluster_and_layout(x: dict, inputs: dict, flops, speed_factor, target_days, 
     chosen["min_gpus_to_fit"] = np.min(np.where(figures["valid"] | np.isnan(given)[:, None],
                                                 figures["min_gpus_to_fit"], np.inf), axis=1)
     chosen["fits"] = np.asarray(chosen["fits"], dtype=bool)
-    chosen.update(_fitting_layout(x, inputs, chosen["n_gpus"], ~chosen["fits"]))
+    chosen.update(_fitting_layout(x, inputs, chosen, ~chosen["fits"]))
     shape = np.shape(x["params"])  # a single scenario's inputs are 0-d
     return {name: np.reshape(values, shape) if np.size(values) == size else values for name, values in chosen.items()}
 
@@ -267,9 +267,11 @@ def _usable(x: dict, inputs: dict, t, p, z, b):
     return t[:, keep], p[:, keep], z[:, keep], b[:, keep]
 
 
-def _fitting_layout(x: dict, inputs: dict, n_gpus, missing) -> dict:
-    """For rows whose layout does not fit: the smallest tensor x pipeline group (then ZeRO stage) of the open grid
-    that fits on their GPUs, and the fewest GPUs any layout fits on (NaN / inf where none)."""
+def _fitting_layout(x: dict, inputs: dict, chosen: dict, missing) -> dict:
+    """For rows whose layout does not fit: the fitting layout of the open grid on their GPUs that changes the
+    fewest of tensor, pipeline, ZeRO and micro-batch (then the smallest t x p), and the fewest GPUs any layout
+    fits on (NaN / inf where none)."""
+    n_gpus = chosen["n_gpus"]
     size = np.size(missing)
     out = {name: np.full(size, np.nan) for name in ("fit_tensor_parallel", "fit_pipeline_parallel", "fit_zero_stage",
                                                     "fit_micro_batch_size", "fit_min_gpus")}
@@ -280,7 +282,10 @@ def _fitting_layout(x: dict, inputs: dict, n_gpus, missing) -> dict:
                          *layouts.candidates(nan, nan, nan, nan))
     figures = layouts.evaluate(t, p, z, b, n_gpus=np.reshape(n_gpus, (size, 1)), **{
         k: np.broadcast_to(v, (size, 1)) if np.ndim(v) == 2 else v for k, v in inputs.items()})
-    group = np.where(figures["fits"], (t * p * 4 + z) * 32 - b, np.inf)  # smallest t x p, lower ZeRO, larger b
+    now = [np.reshape(chosen[k], (size, 1)) for k in ("tensor_parallel", "pipeline_parallel", "zero_stage",
+                                                       "micro_batch_size")]
+    changed = sum((column != value).astype(float) for column, value in zip((t, p, z, b), now))
+    group = np.where(figures["fits"], changed * 1e6 + (t * p * 4 + z) * 32 - b, np.inf)
     column = np.argmin(group, axis=1)
     rows = np.arange(size)
     found = np.isfinite(group[rows, column]) & np.ravel(missing)

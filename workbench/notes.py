@@ -33,8 +33,10 @@ def defaults_used(scenario: Scenario, figures: dict) -> dict[str, str]:
         used["layout"] = (f"{layout}: of the layouts that fit in memory, the one with the most MFU "
                           "(workbench layouts lists them)")
     if scenario.global_batch_tokens is None:
-        used["global_batch_tokens"] = (f"{figures['global_batch_tokens']:,.0f} tokens: 0.292 x C^0.3271 for C = "
-                                       f"{figures['training_flops']:.3g} FLOP (DeepSeek LLM, Bi et al. 2024)")
+        p = mfu.parameters()
+        used["global_batch_tokens"] = (f"{figures['global_batch_tokens']:,.0f} tokens: the batch of published runs of "
+                                       f"{figures['training_flops']:.3g} FLOP, {p['typical_batch_at_1e23']:,.0f} x "
+                                       f"(C / 1e23) ^ {p['typical_batch_exponent']:.3f} (data/mfu_model.csv)")
     if scenario.price_per_gpu_hour is None and scenario.pricing == "self_hosted":
         used["price_per_gpu_hour"] = (f"{figures['price_per_gpu_hour']:.3f} USD/GPU-h: {figures['gpu_purchase_usd']:,.0f} USD "
                                       f"per GPU x (1 + {scenario.server_share:g} + {scenario.interconnect_share:g}) over "
@@ -112,6 +114,14 @@ def warnings(scenario: Scenario, figures: dict) -> list[str]:
                    f"{figures['n_gpus_wanted']:,.0f} GPUs, more than the {fields()['n_gpus'].max:,.0f} the n_gpus field "
                    f"allows; sized at {figures['n_gpus']:,.0f} GPUs, pre-training takes {figures['wall_days']:,.1f} days")
     out += memory_warnings(scenario, figures)
+    if figures["global_batch_tokens_used"] > 1.25 * figures["global_batch_tokens"]:
+        out.append(f"the layout runs a global batch of {figures['global_batch_tokens_used']:,.0f} tokens, more than the "
+                   f"{figures['global_batch_tokens']:,.0f} planned: {figures['data_parallel']:,.0f} data-parallel replicas "
+                   "need a micro-batch each; use fewer GPUs, more tensor or pipeline parallelism, or a larger "
+                   "global_batch_tokens")
+    if scenario.mfu is None and str(figures["mfu_basis"]).startswith("extrapolated"):
+        out.append(f"the MFU of {scenario.gpu} is {figures['mfu_basis']}: no published training run of its generation "
+                   "is on record; type a measured mfu when you have one")
     if figures["idle_share"] > 0:
         group = figures["tensor_parallel_used"] * figures["pipeline_parallel_used"]
         out.append(f"n_gpus={figures['n_gpus']:.0f} is not a multiple of tensor_parallel x pipeline_parallel = {group:.0f}: "

@@ -126,17 +126,21 @@ def pipeline_traffic_overhead(pipeline_parallel, virtual_stages, tensor_parallel
 
 
 def data_parallel_overhead(params_per_gpu, data_parallel, zero_stage, gradient_bytes_per_param, step_flops_per_gpu,
-                           achieved_flops_per_s, link_bytes_per_s, hidden_share, peers_in_node=1):
+                           achieved_flops_per_s, link_bytes_per_s, hidden_share, peers_in_node=1,
+                           node_link_bytes_per_s=np.inf):
     """Exposed time of the gradient synchronisation over compute time [-].
 
     Traffic per GPU and step: 2 (d-1)/d x gradient bytes of the parameters it holds (x 1.5 under ZeRO-3);
     overlapped with the backward pass up to ``hidden_share`` of it (:func:`exposed`). Hierarchical all-reduce (NCCL): the ``peers_in_node``
-    replicas on one node reduce over NVLink first, so each GPU's link carries 1/peers of it.
+    replicas on one node reduce over their node's links first (``node_link_bytes_per_s``: NVLink, or PCIe on a
+    PCIe server), so each GPU's network link carries 1/peers of it.
     """
     d = np.asarray(data_parallel, dtype=float)
     volume = (2.0 * (d - 1.0) / d * np.asarray(params_per_gpu, dtype=float)
               * np.asarray(gradient_bytes_per_param, dtype=float)
               * np.where(np.asarray(zero_stage) >= 3, 1.5, 1.0) / np.asarray(peers_in_node, dtype=float))
-    comm_s = volume / np.asarray(link_bytes_per_s, dtype=float)
+    k = np.asarray(peers_in_node, dtype=float)
+    within = volume * k * (k - 1.0) / k / np.asarray(node_link_bytes_per_s, dtype=float)  # the node's reduce first
+    comm_s = volume / np.asarray(link_bytes_per_s, dtype=float) + within
     compute_s = np.asarray(step_flops_per_gpu, dtype=float) / np.asarray(achieved_flops_per_s, dtype=float)
     return exposed(comm_s / compute_s, hidden_share)

@@ -86,6 +86,10 @@ def sensitivity(scenario: Scenario | None = None, inputs=INPUTS, base=None) -> p
     values = resolved_values(scenario, base)
     rows, changes = [], []
     for name, low, high, how in inputs:
+        if name == "mfu" and how == "scale":
+            # the MFU moves by its own P10-P90 spread: a typed (measured) MFU's, or the model's leave-one-out error
+            sigma = scenario.mfu_uncertainty if scenario.mfu is not None else _prior_sigma()
+            low, high = float(np.exp(-1.2816 * sigma)), float(np.exp(1.2816 * sigma))
         f = spec[name]
         base_value = values[name]
         pair = [_perturbed(name, v if how == "absolute" else base_value * v, values) for v in (low, high)]
@@ -102,6 +106,11 @@ def sensitivity(scenario: Scenario | None = None, inputs=INPUTS, base=None) -> p
     problems = [" / ".join(filter(None, (a, b))) for (_, a), (_, b) in zip(totals[0::2], totals[1::2])]
     table["note"] = [p or n for p, n in zip(problems, table["note"])]
     return table[COLUMNS].sort_values("swing_usd", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def _prior_sigma() -> float:
+    from .uncertainty import distributions  # the Monte Carlo's spread of the MFU model (data/uncertainty.csv)
+    return float(distributions().loc["mfu", "sigma"])
 
 
 def _batch_totals(values: dict, changes: list[dict], base_total: float) -> list[tuple[float, str]]:
