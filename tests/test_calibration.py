@@ -26,14 +26,14 @@ def test_every_run_is_compared(table):
 
 
 def test_out_of_sample_the_model_is_level_with_the_constant_mfu_rule(summary):
-    # 2026-12-05, 24 runs. As shipped: 12.2 % median, 88 % within +-30 %. Leave-one-out (every parameter refitted,
-    # the engineering scale held within the other runs' compute): 18.9 % and 75 %; 6ND at 0.375: 18.5 % and 75 %.
+    # 2026-12-05, 24 runs. As shipped: 11.9 % median, 83 % within +-30 %. Leave-one-out (every parameter refitted,
+    # the engineering scale held within the other runs' compute): 16.1 % and 75 %; 6ND at 0.375: 18.5 % and 75 %.
     # Issue 29 asks for <= 15 % and a win on both figures out of sample: not reached (the README says so).
-    assert summary["median_abs_error_leave_one_out"] == pytest.approx(0.189, abs=0.01)
+    assert summary["median_abs_error_leave_one_out"] == pytest.approx(0.161, abs=0.01)
     assert summary["within_30_error_leave_one_out"] == pytest.approx(0.75, abs=0.05)
     assert summary["median_abs_error_epoch_0375"] == pytest.approx(0.185, abs=0.005)
     assert summary["within_30_error_epoch_0375"] == pytest.approx(0.75, abs=0.01)
-    assert summary["median_abs_error"] < 0.14 and summary["within_30_error"] > 0.85
+    assert summary["median_abs_error"] < 0.13 and summary["within_30_error"] > 0.8
     assert summary["median_abs_error"] <= summary["median_abs_error_leave_one_out"]
 
 
@@ -46,8 +46,8 @@ def test_frontier_runs_as_shipped_and_left_out(table, summary):
     # engineering scale stops at Falcon-180B's compute and it is over-predicted as before: the done-when is not met
     others = frontier.drop(index="Llama-3.1-405B")
     assert (others["error_leave_one_out"].abs() <= 0.25).all()
-    assert frontier.loc["Llama-3.1-405B", "error_leave_one_out"] == pytest.approx(0.57, abs=0.05)
-    assert summary["frontier_max_abs_error_leave_one_out"] == pytest.approx(0.57, abs=0.05)
+    assert frontier.loc["Llama-3.1-405B", "error_leave_one_out"] == pytest.approx(0.60, abs=0.05)
+    assert summary["frontier_max_abs_error_leave_one_out"] == pytest.approx(0.60, abs=0.05)
 
 
 def test_per_run_errors_are_bounded(table):
@@ -85,7 +85,7 @@ def test_parameters_are_few_and_their_spread_is_reported():
     # besides a level per generation: the engineering-scale exponent and the straggler slope
     assert set(fitted["parameter"]) - {"kernel_efficiency", "scale_flops_low", "scale_flops_high", "typical_days_at_1e23",
                                        "typical_days_exponent", "typical_batch_at_1e23",
-                                       "typical_batch_exponent"} == {"scale_exponent", "straggler_exponent"}
+                                       "typical_batch_exponent", "max_mfu"} == {"scale_exponent", "straggler_exponent"}
 
 
 def test_within_study_fall_with_the_cluster_is_reproduced():
@@ -128,6 +128,37 @@ def test_a_missing_parameter_row_is_refused(tmp_path, monkeypatch):
     try:
         with pytest.raises(data.DataFileError, match="mfu_model.csv.*hidden_share"):
             estimate(Scenario())
+    finally:
+        monkeypatch.delenv(data.DATA_DIR_ENV)
+        data.reload()
+
+
+@pytest.mark.parametrize("table,edit,message", [
+    ("mfu_model.csv", lambda t: t.replace("kernel_efficiency,Hopper,", "kernel_efficiency,Hopper,5#", 1),
+     "out of range for kernel_efficiency"),
+    ("mfu_model.csv", lambda t: t.replace("kernel_efficiency,Hopper,", "kernel_efficiency,Hoper,", 1), "unknown generation 'Hoper'"),
+    ("mfu_model.csv", lambda t: t + t.splitlines()[2] + "\n", "is given twice"),
+    ("mfu_model.csv", lambda t: t.replace("layer_latency_s,,", "layer_latency_s,,1000000#", 1), "out of range for layer_latency_s"),
+    ("generation_speedups.csv", lambda t: t.replace(",2.02,", ",99,", 1), "out of range"),
+    ("generation_speedups.csv", lambda t: t.replace("Blackwell,B200,H100-SXM5-80GB", "Blackwell,B200,GB200", 1),
+     "has no fitted kernel efficiency"),
+    ("generation_speedups.csv", lambda t: t.replace("Blackwell,B200", "Blackwel,B200", 1), "not Blackwel"),
+])
+def test_a_bad_parameter_table_is_refused_with_its_row(tmp_path, monkeypatch, table, edit, message):
+    import re
+    import shutil
+    for path in data.data_dir().glob("*.csv"):
+        shutil.copy(path, tmp_path / path.name)
+    text = edit((tmp_path / table).read_text())
+    # "5#0.25" style edits replace the value up to the next comma
+    text = re.sub(r",([0-9.e+-]+)#[0-9.e+-]+,", r",\1,", text)
+    (tmp_path / table).write_text(text)
+    monkeypatch.setenv(data.DATA_DIR_ENV, str(tmp_path))
+    data.reload()
+    try:
+        with pytest.raises(data.DataFileError, match=message):
+            from workbench import tables
+            tables.check_all()
     finally:
         monkeypatch.delenv(data.DATA_DIR_ENV)
         data.reload()

@@ -113,7 +113,7 @@ class _Grid:
         self.terms = {}
         x = run_inputs(runs)
         flops = runs["model_flops"].to_numpy(float)
-        self.base = {"typical_days_at_1e23": days[0], "typical_days_exponent": days[1],
+        self.base = {"typical_days_at_1e23": days[0], "typical_days_exponent": days[1], "max_mfu": float(steady.max()),
                      "straggler_exponent": straggler_slope()[0],
                      "typical_batch_at_1e23": days[2], "typical_batch_exponent": days[3],
                      "scale_flops_low": float(flops.min()), "scale_flops_high": float(flops.max())}
@@ -198,6 +198,9 @@ def fit() -> pd.DataFrame:
             continue
         rows.append((name, "", best[name], min(refits), max(refits), len(runs), unit,
                      f"grid {values}; low and high: the range over leave-one-out refits. {source}"))
+    rows.append(("max_mfu", "", float(steady.max()), np.nan, np.nan, len(runs), "fraction",
+                 f"the highest steady MFU of the fitted runs ({runs['name'].iloc[int(np.argmax(steady))]}): no plan's "
+                 f"default is predicted above it. {source}"))
     slope, studies = straggler_slope()
     rows.append(("straggler_exponent", "", slope, np.nan, np.nan, studies, "-",
                  "pooled within-study slope of -log(measured / predicted utilisation) on log GPUs over "
@@ -277,7 +280,8 @@ def scaling_check(straggler_exponent: float | None = None) -> pd.DataFrame:
     table = mfu.scaling_table()
     rows = []
     for row in table.to_dict("records"):
-        scenario = Scenario(params=row["params"], tokens=1e12, seq_len=row["seq_len"], gpu=catalog_id(row["gpu"]),
+        # tokens for 1e23 FLOP: the engineering scale is 1 and the best-run cap out of the way (ratios only)
+        scenario = Scenario(params=row["params"], tokens=1e23 / (6.0 * row["params"]), seq_len=row["seq_len"], gpu=catalog_id(row["gpu"]),
                             n_gpus=row["n_gpus"], price_per_gpu_hour=1.0, d_model=_given(row["d_model"]),
                             n_layers=_given(row["n_layers"]), tensor_parallel=_given(row["tensor_parallel"]),
                             pipeline_parallel=_given(row["pipeline_parallel"]),

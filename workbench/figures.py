@@ -21,7 +21,7 @@ PUBLIC = (
     "min_gpus_to_fit", "mfu_basis", "layout_fits", "tensor_parallel_used", "pipeline_parallel_used",
     "zero_stage_used", "data_parallel", "micro_batches", "pipeline_bubble", "width_efficiency", "cluster_efficiency",
     "tensor_parallel_overhead", "pipeline_traffic_overhead", "data_parallel_overhead", "global_batch_tokens", "target_days_used", "idle_share",
-    "micro_batch_size_used", "global_batch_tokens_used", "fit_tensor_parallel", "fit_pipeline_parallel", "fit_zero_stage", "fit_micro_batch_size",
+    "micro_batch_size_used", "global_batch_tokens_used", "mfu_speed_factor", "fit_tensor_parallel", "fit_pipeline_parallel", "fit_zero_stage", "fit_micro_batch_size",
     "fit_min_gpus", "tokens_per_param", "compute_optimal_params", "compute_optimal_tokens", "predicted_loss",
     "interruptions_per_day", "cluster_mtbf_hours", "checkpoint_interval_hours", "checkpoint_write_seconds",
     "checkpoint_bytes", "dataset_bytes", "pretrain_interruptions", "pretrain_days_with_overheads",
@@ -81,23 +81,12 @@ def training_cluster(x, f) -> dict:
     days = fill(x["target_days"], mfu.typical_days(flops))
     inputs = mfu.layout_inputs({**x, "global_batch_tokens": batch}, d_model, n_layers, active, flops / x["tokens"],
                                training_flops=flops)
-    # a typed MFU sizes the cluster at that MFU: the layout is then chosen for memory and reported, not for speed
-    typed = ~np.isnan(x["mfu"])
     largest = float(fields()["n_gpus"].max)
-    # the layout's MFU is against the reference peak: its hours take the speed-up, not the peaks' ratio
-    chosen = mfu.cluster_and_layout(x, inputs, flops, speed_factor * peak / reference_peak, days, largest)
+    # the layout's MFU is against the reference peak: its hours take the speed-up, not the peaks' ratio; a typed
+    # MFU sizes the cluster at that MFU, and the layout is then chosen on that cluster (for memory and report)
+    chosen = mfu.cluster_and_layout(x, inputs, flops, speed_factor * peak / reference_peak, days, largest,
+                                    typed_mfu=x["mfu"] * peak / reference_peak)
     layout_mfu = chosen["mfu"] * speed_factor
-    if typed.any():
-        hours_typed = compute.gpu_hours(flops, peak, fill(x["mfu"], 1.0))
-        step = np.lcm(np.asarray(x["gpus_per_node"], dtype=np.int64),
-                      (chosen["tensor_parallel"] * chosen["pipeline_parallel"]).astype(np.int64)).astype(float)
-        wanted_typed = np.maximum(np.ceil(hours_typed / (24.0 * days) / step - 1e-9) * step,
-                                  np.ceil(np.where(np.isfinite(chosen["min_gpus_to_fit"]), chosen["min_gpus_to_fit"], step)
-                                          / step - 1e-9) * step)
-        auto = np.isnan(x["n_gpus"]) & typed
-        chosen["n_gpus_wanted"] = np.where(auto, wanted_typed, chosen["n_gpus_wanted"])
-        chosen["n_gpus"] = np.where(auto, np.minimum(wanted_typed, np.maximum(np.floor(largest / step) * step, step)),
-                                    chosen["n_gpus"])
     n_gpus = chosen["n_gpus"]
     mfu_used = fill(x["mfu"], layout_mfu)
     hours = compute.gpu_hours(flops, peak, mfu_used)
@@ -106,6 +95,7 @@ def training_cluster(x, f) -> dict:
             "gpu_memory_bytes": memory.capacity_bytes(catalog.spec(x["gpu"], "memory_gb").astype(float)),
             "activation_bytes_per_gpu": chosen["activation_bytes_per_gpu"], "min_gpus_to_fit": chosen["min_gpus_to_fit"],
             "n_gpus_wanted": chosen["n_gpus_wanted"], "n_gpus": n_gpus, "mfu_prior": layout_mfu,
+            "mfu_speed_factor": speed_factor,
             "mfu_basis": mfu.basis(x["gpu"]), "layout_fits": chosen["fits"],
             "tensor_parallel_used": chosen["tensor_parallel"], "pipeline_parallel_used": chosen["pipeline_parallel"],
             "zero_stage_used": chosen["zero_stage"], "data_parallel": chosen["data_parallel"],

@@ -82,8 +82,8 @@ TEXT = {
     "basis_fitted": ("fitted on published runs", "由公开训练记录拟合"),
     "basis_extrapolated": ("extrapolated: no published run of this generation; {ref} × {speedup} per GPU measured "
                            "by {benchmark}", "外推：该代际没有公开训练记录；按 {benchmark} 实测的每卡 {speedup} 倍于 {ref}"),
-    "basis_all": ("extrapolated: no published run of this generation and no measured speed-up; the median of all "
-                  "generations", "外推：该代际既无公开训练记录也无实测加速比；取所有代际的中位数"),
+    "basis_all": ("extrapolated: no published run of this generation and no measured speed-up; the H100's share of "
+                  "peak", "外推：该代际既无公开训练记录也无实测加速比；取 H100 的峰值利用率"),
     "unfit_title": ("Does not fit in memory", "显存放不下"),
     "unfit_need": ("needs {used} GiB per GPU, {usable} GiB usable.", "每卡需要 {used} GiB，可用 {usable} GiB。"),
     "unfit_layout": ("Set {tp_label} {tp}, {pp_label} {pp}, {zero_label} {zero} and {mb_label} {mb}: it fits on these {n} GPUs.",

@@ -57,7 +57,7 @@ def links(tensor_parallel, n_gpus, gpus_per_node, nvlink_bytes_per_s, nvlink_dom
     return tp_link, dp_link
 
 
-def evaluate(t, p, z, b, *, n_gpus, kernel_efficiency, layer_latency_s, hidden_share, straggler_exponent, d_model, n_layers, params,
+def evaluate(t, p, z, b, *, n_gpus, kernel_efficiency, layer_latency_s, hidden_share, straggler_exponent, max_mfu, d_model, n_layers, params,
              active_params, flops_per_token, seq_len, global_batch_tokens, peak_flops_per_s, gpus_per_node, nvlink_bytes_per_s, nvlink_domain, pcie_bytes_per_s,
              network_bytes_per_s_per_gpu, memory_bytes, usable_memory_fraction, recompute, attention_kernel,
              gradient_precision, head_dim):
@@ -69,9 +69,10 @@ def evaluate(t, p, z, b, *, n_gpus, kernel_efficiency, layer_latency_s, hidden_s
     valid = (data_parallel >= 1) & (p <= n_layers)
     data_parallel = np.maximum(data_parallel, 1.0)
     used = data_parallel * t * p
-    # a whole number of micro-batches per replica, at least one: the batch actually run is m x DP x b x s tokens
-    micro = np.maximum(np.round(parallelism.micro_batches(global_batch_tokens, seq_len, data_parallel, b)), 1.0)
-    batch_used = micro * data_parallel * b * seq_len
+    # micro-batches per replica and step, at least one (an average over steps: a planner's batch need not divide
+    # evenly); the batch actually run is at least one micro-batch per replica
+    micro = np.maximum(parallelism.micro_batches(global_batch_tokens, seq_len, data_parallel, b), 1.0)
+    batch_used = np.maximum(np.asarray(global_batch_tokens, dtype=float), data_parallel * b * seq_len)
     # a layout that needs a much larger batch than the plan's changes the training, not only its speed
     batch_raised = batch_used > BATCH_TOLERANCE * np.asarray(global_batch_tokens, dtype=float)
     virtual = parallelism.interleave(n_layers, p)
@@ -101,7 +102,9 @@ def evaluate(t, p, z, b, *, n_gpus, kernel_efficiency, layer_latency_s, hidden_s
     stage = parallelism.pipeline_traffic_overhead(p, virtual, t, d_model, flops_per_token / n_layers, n_layers / p,
                                                   achieved, pp_link, hidden_share)
     cluster = parallelism.straggler_efficiency(used, straggler_exponent)
-    mfu = kernel_efficiency * width * pipeline * cluster / ((1.0 + tensor) * (1.0 + stage) * (1.0 + data)) * used / n
+    # no layout is predicted above the best published run (the engineering scale and small clusters multiply)
+    mfu = np.minimum(kernel_efficiency * width * pipeline * cluster / ((1.0 + tensor) * (1.0 + stage) * (1.0 + data)),
+                     max_mfu) * used / n
     states = memory.model_state_bytes(params, used, z, t, p, gradient_precision)
     activations = memory.activation_bytes(seq_len, d_model, n_layers, b, recompute, t, head_dim,
                                           attention_kernel, p)

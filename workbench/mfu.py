@@ -10,7 +10,8 @@ a given size. :func:`workbench.calibration.fit` writes them from ``data/publishe
 count and GPU-hours); ``workbench validate`` reports the fit in sample and leave-one-out.
 
 A generation without published runs takes the H100's kernel efficiency scaled by a measured per-GPU speed-up
-(MLPerf Training, ``data/generation_speedups.csv``) over the ratio of peaks; its figures say *extrapolated*.
+(MLPerf Training, ``data/generation_speedups.csv``) over the ratio of peaks, or, with no measurement on record,
+the H100's share of peak; its figures say *extrapolated*.
 
 Peak: bf16 where the GPU has it, else fp16 (V100), the format each run's MFU is quoted against. Runs without a
 reported sequence length trained at 2048 tokens (GPT-3, OPT, PaLM, MPT-7B, Pythia and GLM-130B all did).
@@ -25,8 +26,8 @@ from .data import DataFileError, cached, data_dir, published_runs, read_table
 
 #: Sequence length assumed for published runs that do not list one (see module docstring).
 DEFAULT_RUN_SEQ_LEN = 2048
-#: GPU-hours are one iteration away from the cluster that runs them; three passes settle to whole nodes.
-SIZING_PASSES = 3
+#: GPU-hours are one iteration away from the cluster that runs them; four passes settle to whole nodes.
+SIZING_PASSES = 4
 #: The GPU whose kernel efficiency an extrapolated generation is scaled from.
 REFERENCE_GPU = "H100-SXM5-80GB"
 
@@ -51,13 +52,40 @@ def model_table() -> pd.DataFrame:
                       required=("parameter", "value", "source"), bounds={"value": (-1e-12, 1e30)})
 
 
+#: What each parameter may be: (low, high), the low exclusive where a formula divides by it or a zero means nothing.
+_PARAMETER_BOUNDS = {"kernel_efficiency": (0.0, 1.0), "layer_latency_s": (-1e-12, 0.1), "hidden_share": (-1e-12, 1.0),
+                     "straggler_exponent": (-1e-12, 0.5), "max_mfu": (0.0, 1.0), "scale_exponent": (-1e-12, 0.5),
+                     "scale_flops_low": (0.0, 1e35), "scale_flops_high": (0.0, 1e35),
+                     "typical_days_at_1e23": (0.0, 3650.0), "typical_days_exponent": (-1.0, 1.0),
+                     "typical_batch_at_1e23": (0.0, 1e12), "typical_batch_exponent": (-1.0, 1.0)}
+
+
 @cached
 def parameters() -> dict:
-    """The fitted parameters as a dict: ``kernel_efficiency`` {generation: value} and the scalar ones."""
+    """The fitted parameters as a dict: ``kernel_efficiency`` {generation: value} and the scalar ones. Refused,
+    with the row, when a value is outside what it may be, a row repeats, or a generation is not the catalog's."""
     table = model_table()
+    path = data_dir() / "mfu_model.csv"
+    generations = {*catalog.accelerators()["generation"], "all"}
+    seen = set()
+    for row_number, row in enumerate(table.to_dict("records"), start=2):
+        name, generation = row["parameter"], row["generation"] if isinstance(row["generation"], str) else ""
+        if name not in _PARAMETER_BOUNDS:
+            raise DataFileError(path, f"unknown parameter {name!r}; allowed: {', '.join(_PARAMETER_BOUNDS)}",
+                                row_number, "parameter")
+        if (name, generation) in seen:
+            raise DataFileError(path, f"{name} {generation} is given twice", row_number, "parameter")
+        seen.add((name, generation))
+        if name == "kernel_efficiency" and generation not in generations:
+            raise DataFileError(path, f"unknown generation {generation!r}; allowed: the catalog's generations or all",
+                                row_number, "generation")
+        low, high = _PARAMETER_BOUNDS[name]
+        if not low < row["value"] <= high:
+            raise DataFileError(path, f"{row['value']:g} is out of range for {name} (allowed: above {max(low, 0):g} "
+                                      f"to {high:g})", row_number, "value")
     kernel = table[table["parameter"] == "kernel_efficiency"]
     out = {"kernel_efficiency": dict(zip(kernel["generation"], kernel["value"].astype(float)))}
-    for name in ("layer_latency_s", "hidden_share", "straggler_exponent", "scale_exponent", "scale_flops_low", "scale_flops_high",
+    for name in ("layer_latency_s", "hidden_share", "straggler_exponent", "max_mfu", "scale_exponent", "scale_flops_low", "scale_flops_high",
                  "typical_days_at_1e23", "typical_days_exponent", "typical_batch_at_1e23", "typical_batch_exponent"):
         rows = table[table["parameter"] == name]
         if rows.empty:
@@ -66,7 +94,9 @@ def parameters() -> dict:
     if "all" not in out["kernel_efficiency"]:
         raise DataFileError(data_dir() / "mfu_model.csv", "has no kernel_efficiency row for generation 'all'")
     if not 0 <= out["hidden_share"] < 1:
-        raise DataFileError(data_dir() / "mfu_model.csv", "hidden_share must be at least 0 and below 1")
+        raise DataFileError(path, "hidden_share must be at least 0 and below 1")
+    if out["scale_flops_low"] > out["scale_flops_high"]:
+        raise DataFileError(path, "scale_flops_low is above scale_flops_high")
     return out
 
 
@@ -76,12 +106,26 @@ def speedups() -> pd.DataFrame:
     table = read_table("generation_speedups.csv", numeric=("speedup_per_gpu",),
                        required=("generation", "gpu", "reference_gpu", "speedup_per_gpu", "benchmark", "source"),
                        key="generation", bounds={"speedup_per_gpu": (0, 100)})
+    path = data_dir() / "generation_speedups.csv"
+    fitted = parameters()["kernel_efficiency"]
     for row_number, row in enumerate(table.to_dict("records"), start=2):
+        ids = {}
         for column in ("gpu", "reference_gpu"):
             try:
-                catalog.resolve_gpu(row[column])
+                ids[column] = catalog.resolve_gpu(row[column])
             except catalog.UnknownGpuError as error:
-                raise DataFileError(data_dir() / "generation_speedups.csv", str(error), row_number, column) from None
+                raise DataFileError(path, str(error), row_number, column) from None
+        if catalog.spec(ids["gpu"], "generation") != row["generation"]:
+            raise DataFileError(path, f"{ids['gpu']} is of generation {catalog.spec(ids['gpu'], 'generation')}, not "
+                                      f"{row['generation']}", row_number, "generation")
+        if catalog.spec(ids["reference_gpu"], "generation") not in fitted:
+            raise DataFileError(path, f"the reference {ids['reference_gpu']} has no fitted kernel efficiency (its "
+                                      "generation has no published run)", row_number, "reference_gpu")
+        if np.isnan(_peak_bf16(ids["reference_gpu"])) or np.isnan(_peak_bf16(ids["gpu"])):
+            raise DataFileError(path, "the catalog has no bf16 or fp16 peak for this GPU", row_number, "gpu")
+        if not 0.05 <= row["speedup_per_gpu"] <= 20:
+            raise DataFileError(path, f"{row['speedup_per_gpu']:g} is out of range (allowed: 0.05 to 20 per GPU)",
+                                row_number, "speedup_per_gpu")
     return table
 
 
@@ -110,7 +154,11 @@ def kernel_for(gpu_id: str, fitted: dict) -> tuple[float, str]:
                  * _peak_bf16(reference) / _peak_bf16(gpu_id))
         return value, (f"extrapolated: {reference} x {float(row['speedup_per_gpu']):.2f} per GPU "
                        f"({row['benchmark']})")
-    return fitted["all"], "extrapolated: median of all generations (no published run, no measured speed-up)"
+    # no run and no measured speed-up: the share of peak the reference GPU's generation reaches, not the median
+    # of all runs (which, pulled up by older Ampere runs, would make a new accelerator faster than its peak ratio)
+    reference_generation = catalog.spec(REFERENCE_GPU, "generation")
+    return (fitted.get(reference_generation, fitted["all"]),
+            f"extrapolated: the share of peak of {REFERENCE_GPU} (no published run, no measured speed-up)")
 
 
 def extrapolation(gpu_id: str) -> dict | None:
@@ -197,7 +245,7 @@ def layout_inputs(x: dict, d_model, n_layers, active_params, flops_per_token, fi
                                                 x["gpus_per_node"])
     column = lambda v: np.asarray(v)[:, None] if np.ndim(v) else v  # noqa: E731
     values = {"kernel_efficiency": kernel, "layer_latency_s": p["layer_latency_s"], "hidden_share": p["hidden_share"],
-              "straggler_exponent": p["straggler_exponent"],
+              "straggler_exponent": p["straggler_exponent"], "max_mfu": p["max_mfu"],
               "d_model": d_model, "n_layers": n_layers, "params": x["params"], "active_params": active_params,
               "flops_per_token": flops_per_token, "seq_len": x["seq_len"], "global_batch_tokens": x["global_batch_tokens"], "peak_flops_per_s": peak,
               "gpus_per_node": x["gpus_per_node"],
@@ -210,11 +258,13 @@ def layout_inputs(x: dict, d_model, n_layers, active_params, flops_per_token, fi
     return {k: column(v) for k, v in values.items()}
 
 
-def cluster_and_layout(x: dict, inputs: dict, flops, speed_factor, target_days, largest_gpus) -> dict:
+def cluster_and_layout(x: dict, inputs: dict, flops, speed_factor, target_days, largest_gpus, typed_mfu=None) -> dict:
     """The cluster (given, or sized to finish in ``target_days``) and its best layout, per batch element.
 
     ``speed_factor`` multiplies the layout's MFU (recompute and precision); ``largest_gpus`` caps an auto-sized
-    cluster. Returns the chosen layout's figures (:func:`workbench.layouts.evaluate`), ``n_gpus``,
+    cluster; ``typed_mfu`` (NaN where not typed) sizes the cluster at the user's MFU instead of the layout's, the
+    layout then chosen on that cluster. A pass that would make the cluster slower (traffic grows faster than the
+    GPUs: n x MFU falls) keeps the previous size: the run is then as fast as the layout allows. Returns the chosen layout's figures (:func:`workbench.layouts.evaluate`), ``n_gpus``,
     ``n_gpus_wanted`` and ``min_gpus_to_fit`` (fewest GPUs that fit, over the candidate layouts).
     """
     t, p, z, b = layouts.candidates(x["tensor_parallel"], x["pipeline_parallel"], x["zero_stage"],
@@ -234,21 +284,36 @@ def cluster_and_layout(x: dict, inputs: dict, flops, speed_factor, target_days, 
     n = np.where(np.isnan(given)[:, None], np.maximum(np.ceil(guess / step - 1e-9) * step, step), given[:, None])
     largest = np.maximum(np.floor(largest_gpus / step) * step, step)
     sizing = np.isnan(given).any()
+    typed = (np.full((size, 1), np.nan) if typed_mfu is None
+             else np.broadcast_to(np.asarray(typed_mfu, dtype=float), (size,))[:, None])
     wanted = n
+    throughput = np.zeros_like(n)  # n x MFU of the previous pass: a cluster's speed
+    previous = n
+    settled = np.zeros(n.shape, dtype=bool)
     for _ in range(SIZING_PASSES if sizing else 0):
         figures = layouts.evaluate(t, p, z, b, n_gpus=n, **inputs)
+        mfu_now = np.where(np.isnan(typed), figures["mfu"] * factor, typed)
+        speed = n * mfu_now
+        slower = (n > previous) & (speed < throughput) & ~settled
+        if slower.any():  # more GPUs made it slower: back to the previous size, which stays
+            n = np.where(slower, previous, n)
+            settled |= slower
+            figures = layouts.evaluate(t, p, z, b, n_gpus=n, **inputs)
+            mfu_now = np.where(np.isnan(typed), figures["mfu"] * factor, typed)
+            speed = n * mfu_now
         fit_gpus = np.where(np.isfinite(figures["min_gpus_to_fit"]), figures["min_gpus_to_fit"], step)
-        hours = flops / (peak * figures["mfu"] * factor * 3600.0)
+        hours = flops / (peak * mfu_now * 3600.0)
         wanted = np.maximum(np.ceil(hours / (24.0 * days) / step - 1e-9) * step, np.ceil(fit_gpus / step - 1e-9) * step)
         sized = np.minimum(wanted, largest)
-        n = np.where(np.isnan(given)[:, None], sized, given[:, None])
+        previous, throughput = n, speed
+        n = np.where(np.isnan(given)[:, None] & ~settled, sized, n)
     figures = layouts.evaluate(t, p, z, b, n_gpus=n, **inputs)
     # the best candidate is the one with the fewest GPU-hours (highest MFU); at a typed count, the same
     column = layouts.pick(figures, figures["mfu"])
     chosen = layouts.take({**figures, "n_gpus": n, "n_gpus_wanted": np.where(np.isnan(given)[:, None], wanted, n)},
                           column)
-    chosen["min_gpus_to_fit"] = np.min(np.where(figures["valid"] | np.isnan(given)[:, None],
-                                                figures["min_gpus_to_fit"], np.inf), axis=1)
+    # the fewest GPUs that fit with the plan's own (typed) settings, over every candidate however many GPUs it has
+    chosen["min_gpus_to_fit"] = np.min(figures["min_gpus_to_fit"], axis=1)
     chosen["fits"] = np.asarray(chosen["fits"], dtype=bool)
     chosen.update(_fitting_layout(x, inputs, chosen, ~chosen["fits"]))
     shape = np.shape(x["params"])  # a single scenario's inputs are 0-d
@@ -293,7 +358,8 @@ def _fitting_layout(x: dict, inputs: dict, chosen: dict, missing) -> dict:
     out["fit_pipeline_parallel"] = np.where(found, p[rows, column], np.nan)
     out["fit_zero_stage"] = np.where(found, z[rows, column], np.nan)
     out["fit_micro_batch_size"] = np.where(found, b[rows, column], np.nan)
-    out["fit_min_gpus"] = np.where(np.ravel(missing), np.min(figures["min_gpus_to_fit"], axis=1), np.nan)
+    # the fewest GPUs that fit keeping what the user typed (the chosen row's own candidates)
+    out["fit_min_gpus"] = np.where(np.ravel(missing), np.ravel(chosen["min_gpus_to_fit"]), np.nan)
     return out
 
 

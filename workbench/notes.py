@@ -26,9 +26,10 @@ def defaults_used(scenario: Scenario, figures: dict) -> dict[str, str]:
                        f"{figures['tensor_parallel_overhead']:.3f}) / (1 + pipeline traffic "
                        f"{figures['pipeline_traffic_overhead']:.3f}) / (1 + gradient sync {figures['data_parallel_overhead']:.3f}) "
                        f"on {layout}")
-        if scenario.recompute != "selective":
-            used["mfu"] += (f", x {figures['mfu'] / figures['mfu_prior']:.3f} for recompute={scenario.recompute!r} "
-                            "(hardware FLOPs against the runs' selective recompute)")
+        if abs(figures["mfu_speed_factor"] - 1) > 1e-9:
+            used["mfu"] += (f", x {figures['mfu_speed_factor']:.3f} for recompute={scenario.recompute!r} and "
+                            f"precision={scenario.precision!r} (hardware FLOPs against the runs' selective recompute; "
+                            "a format's measured speed-up over its peak)")
     if None in (scenario.tensor_parallel, scenario.pipeline_parallel, scenario.zero_stage, scenario.micro_batch_size):
         used["layout"] = (f"{layout}: of the layouts that fit in memory, the one with the most MFU "
                           "(workbench layouts lists them)")
@@ -99,7 +100,7 @@ def memory_warnings(scenario: Scenario, figures: dict) -> list[str]:
                      f"{figures['fit_micro_batch_size']:.0f} fits on these "
                      f"{figures['n_gpus']:,.0f} GPUs")
     if np.isfinite(figures["fit_min_gpus"]) and figures["fit_min_gpus"] > figures["n_gpus"]:
-        fixes.append(f"n_gpus of at least {figures['fit_min_gpus']:,.0f} fits with some layout")
+        fixes.append(f"n_gpus of at least {figures['fit_min_gpus']:,.0f} fits with the layout settings typed")
     if not fixes:
         fixes.append(f"no layout fits at any GPU count with recompute={scenario.recompute!r}: use full recompute, a "
                      "shorter sequence or micro-batch, or a GPU with more memory")
