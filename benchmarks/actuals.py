@@ -1,5 +1,5 @@
 """Reading a FOCUS export of one million rows and comparing it with a plan: time and peak memory of
-workbench.actuals.read_focus and workbench.review.compare, against a baseline measured in the same run (pandas reading the whole file as text, all columns, no checks).
+workbench.bill.actuals.read_focus and workbench.bill.review.compare, against a baseline measured in the same run (pandas reading the whole file as text, all columns, no checks).
 
     .venv/bin/python benchmarks/actuals.py [--rows 1000000]
 
@@ -26,8 +26,9 @@ if {baseline}:
     frame = pd.read_csv({path!r}, dtype=object, keep_default_na=False)
     n = len(frame)
 else:
-    from workbench import programme, review, timeline
-    from workbench.actuals import read_focus
+    from workbench.programmes import programme, timeline
+    from workbench.bill import review
+    from workbench.bill.actuals import read_focus
     plan = timeline.evaluate(programme.example())
     started = time.perf_counter()  # the plan is not part of reading the bill
     result = read_focus({path!r})

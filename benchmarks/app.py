@@ -28,7 +28,7 @@ def percentile(values, q):
 
 
 def recompute_times(n=60):
-    from workbench.ui import Planner
+    from workbench.app.ui import Planner
     planner = Planner()
     times = []
     for i in range(n):

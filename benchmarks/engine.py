@@ -16,11 +16,12 @@ import numpy as np
 
 import _llm_analysis
 import workbench
-from workbench import Scenario, calibration, estimate, monte_carlo, sensitivity
-from workbench.sensitivity import INPUTS
-from workbench.programme import Programme, Staff, Workstream
-from workbench.timeline import evaluate
-from workbench.uncertainty import distributions
+from workbench import Scenario, estimate, monte_carlo, sensitivity
+from workbench.plan import calibration
+from workbench.plan.sensitivity import INPUTS
+from workbench.programmes.programme import Programme, Staff, Workstream
+from workbench.programmes.timeline import evaluate
+from workbench.plan.uncertainty import distributions
 
 
 #: (name, llm-analysis model config, params, tokens, seq_len, GPUs, reported GPU-hours): published runs whose

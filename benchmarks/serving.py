@@ -16,8 +16,9 @@ import numpy as np
 import pandas as pd
 
 import _llm_analysis
-from workbench import Scenario, estimate, serving
-from workbench import prices
+from workbench import Scenario, estimate
+from workbench.formulas import serving
+from workbench.reference import prices
 
 MFU, MBU = 0.5, 0.6
 #: (name, llm-analysis model, llm-analysis GPU, params, d_model, layers, KV heads, memory GiB, TB/s, peak TFLOP/s, tp)

@@ -33,7 +33,7 @@ def start_voila(extra_args=(), cwd=ROOT, notebook=None, log_path=None):
     (ROOT / ".pytest_cache").mkdir(exist_ok=True)
     log = open(log_path or ROOT / ".pytest_cache" / f"voila-{port}.log", "w")
     process = subprocess.Popen(
-        [sys.executable, "-m", "workbench.serve", str(notebook or ROOT / "notebooks" / "planner.ipynb"), "--no-browser",
+        [sys.executable, "-m", "workbench.app.serve", str(notebook or ROOT / "notebooks" / "planner.ipynb"), "--no-browser",
          f"--port={port}", "--Voila.ip=127.0.0.1", "--ServerApp.port_retries=0", *extra_args],
         cwd=cwd, stdout=log, stderr=subprocess.STDOUT,
         # Ctrl-C must reach the server as at a terminal, even when the tests run as a background job

@@ -13,8 +13,8 @@ from pathlib import Path
 import pandas.testing as pd_testing
 import pytest
 
-from workbench import actuals
-from workbench.actuals import ActualsError, read_focus
+from workbench.bill import actuals
+from workbench.bill.actuals import ActualsError, read_focus
 
 SAMPLE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "focus" / "focus_sample.csv"
 needs_sample = pytest.mark.skipif(not SAMPLE.is_file(), reason="the shared FOCUS sample is not beside the checkout")
@@ -330,9 +330,9 @@ def test_the_app_kernel_starts_pandas_without_pyarrow_and_still_reads_parquet(tm
     pq.write_table(pa.table(table), tmp_path / "g.parquet")
     code = f"""
 import sys
-from workbench.ui import Planner  # the app's first import
+from workbench.app.ui import Planner  # the app's first import
 assert sys.modules.get("pyarrow") is None, "pandas loaded pyarrow in the app's kernel"
-from workbench.actuals import read_focus
+from workbench.bill.actuals import read_focus
 result = read_focus({str(tmp_path / "g.parquet")!r})
 print(result.by_tag("team").to_dict())
 """

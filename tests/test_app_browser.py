@@ -294,7 +294,8 @@ def test_an_owned_fleet_shows_its_table_and_when_owning_beats_renting(page, voil
     committed, paid idle, used, break-even) and the own-or-rent chart, with the engine's figures."""
     import json
 
-    from workbench import programme as pg, programme_views as pv, timeline
+    from workbench.programmes import programme as pg, timeline
+    from workbench.report import programme_views as pv
     plan = {"schema_version": 1, "name": "owned", "horizon_months": 24,
             "base": {"params": 7e9, "n_gpus": 64, "requests_per_day": 1e6, "staff_fte": 0, "pricing": "self_hosted"},
             "fleets": [{"name": "rack", "gpu": "H100-SXM", "count": 64, "pricing": "self_hosted"}],
@@ -336,7 +337,7 @@ def test_a_billing_export_uploaded_in_the_programme_view_shows_plan_against_actu
 
 
 def test_a_lever_applied_from_the_table_changes_the_scenario_and_its_total(page, voila_url):
-    from workbench.levers import levers
+    from workbench.programmes.levers import levers
     expected = levers().set_index("lever").loc["fp8", "total_usd"]
     open_app(page, voila_url + "?checkpoint_interval_hours=24")
     # the boundary crossed is said beside its control and in the notes

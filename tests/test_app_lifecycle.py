@@ -74,7 +74,7 @@ def test_ctrl_c_while_the_app_is_still_starting_ends_it_quietly(tmp_path, after_
     # "Kernel does not exist" traceback from the server's stop
     log_path = tmp_path / "serve.log"
     with open(log_path, "w") as log:
-        process = subprocess.Popen([sys.executable, "-m", "workbench.serve", str(ROOT / "notebooks" / "planner.ipynb"),
+        process = subprocess.Popen([sys.executable, "-m", "workbench.app.serve", str(ROOT / "notebooks" / "planner.ipynb"),
                                     "--no-browser", f"--port={free_port()}", "--Voila.ip=127.0.0.1"],
                                    cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
                                    preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
@@ -98,7 +98,7 @@ def test_ctrl_c_while_the_app_is_still_starting_ends_it_quietly(tmp_path, after_
 
 def test_a_link_too_long_gets_a_page_that_says_so(voila_url):
     # issue 9 (8): /?name= + 100,000 characters got an empty response (Tornado's 64 KiB header limit)
-    from workbench.serve import MAX_URL_CHARS
+    from workbench.app.serve import MAX_URL_CHARS
     for length in (70_000, 100_000, 500_000):
         try:
             urllib.request.urlopen(voila_url + "?name=" + "x" * length, timeout=60)

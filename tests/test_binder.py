@@ -7,7 +7,8 @@ import pytest
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlparse
 
-from workbench import Scenario, links
+from workbench import Scenario
+from workbench.report import links
 
 tomllib = pytest.importorskip("tomllib")  # Python 3.11+
 

@@ -3,7 +3,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from workbench import Scenario, calibration, data, estimate, mfu
+from workbench import Scenario, estimate
+from workbench.plan import calibration
+from workbench.reference import data
+from workbench.formulas import mfu
 
 
 @pytest.fixture(scope="module")
@@ -157,7 +160,7 @@ def test_a_bad_parameter_table_is_refused_with_its_row(tmp_path, monkeypatch, ta
     data.reload()
     try:
         with pytest.raises(data.DataFileError, match=message):
-            from workbench import tables
+            from workbench.app import tables
             tables.check_all()
     finally:
         monkeypatch.delenv(data.DATA_DIR_ENV)

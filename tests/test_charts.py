@@ -4,7 +4,8 @@ import pandas as pd
 import pytest
 
 import workbench
-from workbench import calibration, charts, explore, views
+from workbench.plan import calibration, explore
+from workbench.report import charts, views
 
 
 @pytest.fixture(scope="module")

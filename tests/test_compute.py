@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from workbench import compute
+from workbench.formulas import compute
 
 
 def test_dense_flops_is_six_n_d():

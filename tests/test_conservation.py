@@ -13,11 +13,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import workbench
-from workbench import programme as pg
-from workbench import programme_views, review, timeline
-from workbench.levers import levers
-from workbench.placement import DAYS_PER_MONTH, live_shares
-from workbench.programme import Programme, ProgrammeError, Staff, Workstream
+from workbench.programmes import programme as pg
+from workbench.report import programme_views
+from workbench.bill import review
+from workbench.programmes import timeline
+from workbench.programmes.levers import levers
+from workbench.programmes.placement import DAYS_PER_MONTH, live_shares
+from workbench.programmes.programme import Programme, ProgrammeError, Staff, Workstream
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
 ABUTTING = {"schema_version": 1, "name": "abutting releases", "horizon_months": 8,
@@ -248,7 +250,7 @@ def test_a_single_scenario_that_no_plan_can_hold_is_flagged_in_the_review(tmp_pa
     helper's reproducer: 70B on 512 GPUs served 120 months)."""
     from focus_generator import write_export
     write_export(tmp_path / "bill.csv", 100)
-    bill = workbench.actuals.read_focus(tmp_path / "bill.csv")
+    bill = workbench.bill.actuals.read_focus(tmp_path / "bill.csv")
     s = workbench.Scenario(params=70e9, n_gpus=512, requests_per_day=1e7, serving_months=120)
     flags = review.compare(bill, s, start="2025-03").flags
     assert [f for f in flags if f["kind"] == "plan_not_whole" and "after month 120 is not priced" in f["message"]]
@@ -293,7 +295,7 @@ def test_the_monthly_csv_sums_exactly_to_the_json_total_and_is_formula_safe(tmp_
 
 
 def test_the_cost_line_csv_sums_exactly_to_the_estimate():
-    from workbench import views
+    from workbench.report import views
     est = workbench.estimate(workbench.Scenario(name="=2+5", serving_months=3))
     table = pd.read_csv(io.StringIO(views.lines_csv(est)))
     assert table["cost_usd"].sum() == pytest.approx(est.total_cost_usd, rel=1e-15)
@@ -330,7 +332,7 @@ def test_a_key_given_twice_is_named_where_it_stands(text, message):
 def test_a_start_month_is_echoed_short_and_must_be_a_month_the_plan_can_hold(tmp_path):
     from focus_generator import write_export
     write_export(tmp_path / "bill.csv", 100)
-    bill = workbench.actuals.read_focus(tmp_path / "bill.csv")
+    bill = workbench.bill.actuals.read_focus(tmp_path / "bill.csv")
     plan = pg.example()
     for bad in ("x" * 5000, 10 ** 5000, "9999-12", "2999-02", "0001-01"):
         with pytest.raises(review.ReviewError) as error:

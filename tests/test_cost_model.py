@@ -6,8 +6,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import workbench
-from workbench import Scenario, budget, estimate, failures, serving
-from workbench.estimate import CATEGORIES, STAGES
+from workbench import Scenario, estimate
+from workbench.formulas import budget, failures, serving
+from workbench.plan.estimate import CATEGORIES, STAGES
 
 
 def line(est, stage, item):
@@ -130,7 +131,7 @@ def test_failures_hand_checked():
 
 def test_llama3_interruptions_reproduced():
     # 16,384 GPUs for 54 days at the default rate: 419 interruptions (Llama 3, Sec. 3.3.4)
-    default_rate = workbench.scenario.fields()["gpu_failure_rate_per_day"].default
+    default_rate = workbench.plan.scenario.fields()["gpu_failure_rate_per_day"].default
     assert failures.cluster_interruptions_per_day(16_384, default_rate) * 54 == pytest.approx(419, abs=0.5)
     # through the API: a 405B run on 16,384 H100 is interrupted every ~3 h
     est = estimate(Scenario(params=405e9, tokens=15.6e12, seq_len=8192, gpu="H100", n_gpus=16_384))
@@ -163,7 +164,7 @@ def test_deepseek_v3_headline_reproduced():
 def test_spot_with_zero_interruptions_is_price_times_hours():
     s = Scenario(pricing="spot", gpu_failure_rate_per_day=0, spot_interruptions_per_node_month=0)
     est = estimate(s)
-    spot_price = workbench.prices.lookup("H100-SXM5-80GB", "spot")[0]
+    spot_price = workbench.reference.prices.lookup("H100-SXM5-80GB", "spot")[0]
     compute = line(est, "pretrain", "accelerator time")
     assert compute["cost_usd"] == pytest.approx(spot_price * est.gpu_hours)
     assert est.lines.loc[est.lines["category"] == "failures", "cost_usd"].sum() == 0
@@ -385,7 +386,7 @@ def test_every_line_non_negative_and_total_monotonic(kw, name, factor):
     base = estimate(Scenario(**kw))
     assert (base.lines["cost_usd"] >= 0).all() and np.isfinite(base.lines["cost_usd"]).all()
     bigger = kw[name] * factor if kw[name] > 0 else 1.0
-    spec = workbench.scenario.fields()[name]
+    spec = workbench.plan.scenario.fields()[name]
     bigger = min(bigger, spec.max)
     if spec.type == "int":
         bigger = int(bigger)

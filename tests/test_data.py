@@ -5,7 +5,7 @@ import shutil
 import pytest
 
 import workbench
-from workbench import catalog, data, prices
+from workbench.reference import catalog, data, prices
 
 ISSUE_IDS = ["H100-SXM5-80GB", "A100-SXM4-80GB", "A100-SXM4-40GB", "H800-SXM5-80GB", "H200-SXM-141GB", "B200",
              "MI300X", "TPUv4", "TPUv3", "V100-SXM2-32GB"]
@@ -127,7 +127,7 @@ def test_duplicate_id_is_named(corrupt_copy):
 
 def test_catalog_spec_and_peak_agree_for_scalars_arrays_and_unknown_ids():
     import numpy as np
-    from workbench import catalog
+    from workbench.reference import catalog
     table = catalog.accelerators()
     ids = list(table.index[:3])
     assert catalog.spec(ids[0], "memory_gb") == table.at[ids[0], "memory_gb"]

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 import workbench
 from workbench import Scenario, ScenarioError, estimate
-from workbench.estimate import LINE_COLUMNS
+from workbench.plan.estimate import LINE_COLUMNS
 
 
 def test_default_estimate_hand_checked():
@@ -123,7 +123,7 @@ def pretrain_compute(est):
 
 
 def sc_field(name):
-    return workbench.scenario.fields()[name]
+    return workbench.plan.scenario.fields()[name]
 
 
 def test_batch_equals_loop():
@@ -184,7 +184,9 @@ def test_parallel_layout_is_checked():
 
 def test_size_sweeps_bring_the_layout_within_each_size():
     """A layout valid at 7B (33 pipeline stages, 32 KV heads) cannot hold at 1B: sweeps over size clamp it."""
-    from workbench import explore, sensitivity, views
+    from workbench import sensitivity
+    from workbench.plan import explore
+    from workbench.report import views
     s = Scenario(pipeline_parallel=33, n_kv_heads=32)
     curve = views.size_curve(s)
     assert len(curve) == 25 and (curve["cost_usd"] > 0).all()

@@ -2,8 +2,10 @@
 import numpy as np
 import pytest
 
-from workbench import Scenario, estimate, explore, scaling
-from workbench.presets import preset
+from workbench import Scenario, estimate
+from workbench.plan import explore
+from workbench.formulas import scaling
+from workbench.plan.presets import preset
 
 
 def test_isoflop_keeps_the_budget_and_finds_the_optimum():

@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from workbench import Scenario, ScenarioError, cli, estimate
-from workbench.scenario import fields
-from workbench.ui import parse_app_query
+from workbench.plan.scenario import fields
+from workbench.app.ui import parse_app_query
 
 SPEC = fields()
 NAMES = sorted(SPEC)

@@ -21,14 +21,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import workbench
-from workbench import Scenario, ScenarioError, catalog, cli, data, estimate, monte_carlo, sensitivity, views
-from workbench.estimate import totals
-from workbench.scenario import fields
-from workbench.tables import check_all
-from workbench.ui import Planner, parse_app_query
-from workbench import programme_presets, programme_views, timeline
-from workbench.programme import ProgrammeError
-from workbench.programme_app import ProgrammeView
+from workbench import Scenario, ScenarioError, cli, estimate, monte_carlo, sensitivity
+from workbench.reference import catalog, data
+from workbench.report import views
+from workbench.plan.estimate import totals
+from workbench.plan.scenario import fields
+from workbench.app.tables import check_all
+from workbench.app.ui import Planner, parse_app_query
+from workbench.programmes import programme_presets, timeline
+from workbench.report import programme_views
+from workbench.programmes.programme import ProgrammeError
+from workbench.app.programme_app import ProgrammeView
 
 SPEC = fields()
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
@@ -53,7 +56,7 @@ def _valid(f):
     if f.type == "gpu":
         return st.sampled_from(catalog.gpu_ids())
     if f.type == "provider":
-        return st.sampled_from(workbench.prices.providers())
+        return st.sampled_from(workbench.reference.prices.providers())
     if f.type == "text":
         return st.text(st.characters(blacklist_categories=("Cc", "Cf", "Cs", "Cn", "Co", "Zl", "Zp")), max_size=40)
     if f.type == "percents":
@@ -74,7 +77,7 @@ def valid_scenario(kw):
     kw = dict(kw)
     if kw.get("active_params") is not None:
         kw["active_params"] = min(kw["active_params"], kw.get("params", SPEC["params"].default))
-    from workbench.scenario_rules import MIN_TOKENS_PER_REQUEST
+    from workbench.plan.scenario_rules import MIN_TOKENS_PER_REQUEST
     for name in ("input_tokens_per_request", "output_tokens_per_request"):  # 0, or a millionth of a token and up
         if kw.get(name) is not None and 0 < kw[name] < MIN_TOKENS_PER_REQUEST:
             kw[name] = 0.0

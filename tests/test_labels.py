@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 
 import workbench
-from workbench import annotation
-from workbench.levers import levers
+from workbench.formulas import annotation
+from workbench.programmes.levers import levers
 
 
 def test_noisy_label_factor_by_hand():

@@ -8,8 +8,9 @@ import sys
 import numpy as np
 import pytest
 
-from workbench import Scenario, ScenarioError, catalog, estimate, prices
-from workbench.levers import levers
+from workbench import Scenario, ScenarioError, estimate
+from workbench.reference import catalog, prices
+from workbench.programmes.levers import levers
 
 
 def line(est, item, stage=None):
@@ -197,7 +198,7 @@ def test_a_lever_that_crosses_a_boundary_says_so():
 
 
 def test_the_planner_says_a_boundary_beside_its_control_and_applies_a_lever():
-    from workbench.ui import Planner
+    from workbench.app.ui import Planner
     planner = Planner(values={"checkpoint_interval_hours": 24})
     planner.advanced.selected_index = planner.advanced_groups.index("failures")  # the control is built on opening
     assert "wb-boundary" in planner.controls["checkpoint_interval_hours"].message.value
@@ -217,7 +218,7 @@ def test_the_planner_says_a_boundary_beside_its_control_and_applies_a_lever():
 
 
 def test_serving_below_the_traffic_drops_a_share_of_requests_by_hand():
-    from workbench import serving
+    from workbench.formulas import serving
     ten_per_second = 10 * 86400.0
     assert serving.unserved_share(ten_per_second, 1.0, 1.0, 1, False, 0.5) == pytest.approx(0.5)  # 5 of 10 served
     assert serving.unserved_share(ten_per_second, 1.0, 3.0, 1, False, 1.0) == 0.0  # the peak's capacity
@@ -259,7 +260,7 @@ def test_reservations_and_odd_scenarios_give_rows_that_apply_as_shown():
 
 
 def test_a_programme_has_its_levers_priced_over_its_horizon():
-    from workbench import programme, timeline
+    from workbench.programmes import programme, timeline
     plan = programme.example()
     table = levers(plan)
     usable = table[table["applicable"]]

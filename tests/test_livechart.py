@@ -9,10 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from workbench import charts
-from workbench.presets import presets
-from workbench.scenario import Scenario, fields
-from workbench.ui import MAIN_FIELDS, Planner
+from workbench.report import charts
+from workbench.plan.presets import presets
+from workbench.plan.scenario import Scenario, fields
+from workbench.app.ui import MAIN_FIELDS, Planner
 
 
 def shown_equals_rebuilt(planner):

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from workbench import memory
+from workbench.formulas import memory
 
 
 def test_model_states_by_zero_stage():

@@ -4,8 +4,9 @@ import re
 
 import pytest
 
-from workbench import Scenario, ScenarioError, catalog, estimate, prices
-from workbench.scenario import fields
+from workbench import Scenario, ScenarioError, estimate
+from workbench.reference import catalog, prices
+from workbench.plan.scenario import fields
 
 BAD = [dict(n_gpus=0), dict(params="abc"), dict(mfu=2), dict(gpu="H900"), dict(pricing="cheap"), dict(tokens="1,5T"),
        dict(active_params=8e9, params=7e9), dict(name="a" * 200), dict(name="a\x00b"), dict(gpu="L40S"),

@@ -4,7 +4,8 @@ import sys
 import altair as alt
 import pytest
 
-from workbench import offline
+from workbench.app import serve
+from workbench.report import offline
 
 
 @pytest.fixture
@@ -57,16 +58,16 @@ def test_format_checkers_skipped_only_before_jsonschema(monkeypatch):
 def test_a_planner_starts_without_the_javascript_runtime_or_the_iri_grammar(cache):
     import os
     import subprocess
-    offline.build_all()  # the caches a previous kernel (or `make app`) left
-    code = ("import sys, workbench.ui; workbench.ui.Planner(); "
+    serve.build_all()  # the caches a previous kernel (or `make app`) left
+    code = ("import sys, workbench.app.ui; workbench.app.ui.Planner(); "
             "print('vl_convert' in sys.modules, sys.modules.get('rfc3987_syntax', 'absent'))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=dict(os.environ), check=True)
     assert out.stdout.split() == ["False", "None"]
 
 
 def test_the_app_chart_widget_is_bundled_with_vega_and_cached(cache):
-    from workbench.livechart import LiveChart, _FRONT_END
-    paths = offline.build_all()
+    from workbench.app.livechart import LiveChart, _FRONT_END
+    paths = serve.build_all()
     assert paths == [str(offline.bundle_path()), str(LiveChart.bundle_path())]
     bundle = LiveChart.bundle_path().read_text()
     assert "view.changeset()" in bundle and "vega-lite" in bundle.lower()  # our front end, with Vega-Lite inside

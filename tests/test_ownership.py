@@ -4,8 +4,10 @@ import numpy as np
 import pytest
 
 import workbench
-from workbench import ownership, programme as pg, programme_views as pv, timeline
-from workbench.levers import programme_levers
+from workbench.formulas import ownership
+from workbench.programmes import programme as pg, timeline
+from workbench.report import programme_views as pv
+from workbench.programmes.levers import programme_levers
 
 HOURS_PER_MONTH = 8766.0 / 12
 OWNED = {"schema_version": 1, "name": "owned", "horizon_months": 24,
@@ -122,7 +124,7 @@ def test_rent_on_demand_lever_and_rented_plans_without_it():
 # -- fleets in files, fuzzed -------------------------------------------------------------------------------
 from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
 
-from workbench.programme import ProgrammeError  # noqa: E402
+from workbench.programmes.programme import ProgrammeError  # noqa: E402
 
 _value = st.one_of(st.integers(-5, 100_000), st.floats(allow_nan=True, allow_infinity=True), st.none(),
                    st.text(max_size=8), st.booleans())
@@ -309,7 +311,7 @@ def test_rent_on_demand_drops_a_reservation_and_workstreams_own_commitments():
 
 
 def test_a_single_committed_run_is_offered_on_demand():
-    from workbench.levers import levers
+    from workbench.programmes.levers import levers
     table = levers(workbench.Scenario(params=7e10, tokens=2e12, n_gpus=1024, pricing="reserved_1y"))
     row = table.set_index("lever").loc["on_demand"]
     on_demand = workbench.estimate(params=7e10, tokens=2e12, n_gpus=1024).total_cost_usd

@@ -22,7 +22,7 @@ def test_wheel_carries_data_and_works_outside_the_repo(tmp_path):
     assert any(n.endswith("licenses/LICENSE") for n in names)
     site = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(site)
-    code = ("import workbench, workbench.data as d; print(d.data_dir()); "
+    code = ("import workbench, workbench.reference.data as d; print(d.data_dir()); "
             "print(round(workbench.estimate().gpu_hours))")
     # PYTHONPATH puts the unpacked wheel ahead of the editable install; the assertion below checks that
     result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
@@ -74,7 +74,7 @@ def test_an_installed_wheel_serves_the_planner_from_another_directory(tmp_path):
             process.wait(timeout=20)
         except subprocess.TimeoutExpired:
             process.kill()
-    where = subprocess.run([sys.executable, "-c", "from workbench.serve import app_files; print(app_files()[0])"],
+    where = subprocess.run([sys.executable, "-c", "from workbench.app.serve import app_files; print(app_files()[0])"],
                            cwd=elsewhere, env=env, capture_output=True, text=True, timeout=120)
     assert Path(where.stdout.strip()) == site / "workbench" / "app_files" / "planner.ipynb", where.stderr
 
@@ -82,7 +82,7 @@ def test_an_installed_wheel_serves_the_planner_from_another_directory(tmp_path):
 def test_every_deployment_configures_the_content_security_policy():
     """The standalone server, Binder and the hub's single-user servers serve the same policy (issue 27)."""
     import json
-    from workbench.serve import CONTENT_SECURITY_POLICY
+    from workbench.app.serve import CONTENT_SECURITY_POLICY
     root = Path(__file__).resolve().parents[1]
     hub_and_binder = json.loads((root / "binder" / "jupyter_config.json").read_text())
     assert hub_and_binder["ServerApp"]["tornado_settings"]["headers"]["Content-Security-Policy"] == CONTENT_SECURITY_POLICY

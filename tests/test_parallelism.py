@@ -6,7 +6,9 @@ import sys
 import numpy as np
 import pytest
 
-from workbench import Scenario, estimate, explore, mfu, parallelism
+from workbench import Scenario, estimate
+from workbench.plan import explore
+from workbench.formulas import mfu, parallelism
 
 
 def test_tensor_parallel_traffic_by_hand():

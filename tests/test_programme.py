@@ -11,9 +11,10 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import workbench
 from dataclasses import replace
 
-from workbench import hidden, timeline
-from workbench import programme as pg
-from workbench.programme import Programme, ProgrammeError, Staff, Workstream
+from workbench.formulas import hidden
+from workbench.programmes import timeline
+from workbench.programmes import programme as pg
+from workbench.programmes.programme import Programme, ProgrammeError, Staff, Workstream
 
 MONTH_DAYS = 365.25 / 12
 SMALL = {"params": 1e9, "tokens": 20e9, "n_gpus": 8, "gpu": "H100-SXM5-80GB", "staff_fte": 0}
@@ -61,7 +62,7 @@ def test_cycles_repeat_the_run_and_reannotation_scales_annotation_and_its_redund
     # their rework and QA review), in every cycle: it shrinks with the annotation bought again
     r = s.redundancy_factor - 1
     lines = est.lines[~est.lines["item"].str.contains("rework|QA review")]
-    weight = lines["category"].map(workbench.contingency.weights()).fillna(0.0) * (lines["category"] != "redundancy")
+    weight = lines["category"].map(workbench.plan.contingency.weights()).fillna(0.0) * (lines["category"] != "redundancy")
     weighted = (lines["cost_usd"] * weight).groupby([lines["stage"], lines["category"]]).sum()
     for stage in ("sft", "preference"):
         others = weighted[stage]
@@ -227,7 +228,7 @@ def test_hidden_costs_by_hand():
 
 def test_every_engine_line_has_a_time_profile():
     """A new engine line without a profile would be lost from every programme: the data table must cover all."""
-    pricing = workbench.scenario.fields()["pricing"].choices
+    pricing = workbench.plan.scenario.fields()["pricing"].choices
     for mode in pricing:
         est = workbench.estimate(pricing=mode, serving_months=2, requests_per_day=1e5,
                                  gpu_purchase_usd=30000 if mode == "self_hosted" else None)
@@ -418,7 +419,7 @@ def test_each_release_leaves_a_fine_tuned_checkpoint_that_piles_up():
 def test_content_safety_as_teams_buy_it_and_the_served_token_cost_in_parts():
     """Issue 28: on the 70B preset a self-hosted guard costs less than the serving GPUs (the API's list price cost
     more than them), and the served-token KPI's parts add up to it."""
-    from workbench import programme_presets
+    from workbench.programmes import programme_presets
     p = programme_presets.preset("base-70b")
     assert p.content_filtering == "self_hosted"
     by_mode = {}
@@ -442,12 +443,12 @@ def test_content_safety_as_teams_buy_it_and_the_served_token_cost_in_parts():
 def test_a_reserved_or_owned_programme_pays_its_fleets_busy_or_idle(tmp_path):
     """Issue 28: the example on reserved_1y costs at least the year of its 256 H100 and shows the idle hours and the
     utilisation; a fleet sized to the steady work is cheaper than on demand; owned GPUs carry the purchase."""
-    from workbench.programme import Fleet
+    from workbench.programmes.programme import Fleet
     p = pg.example()
     on_demand = timeline.evaluate(p).total_cost_usd
     reserved = timeline.evaluate(p.replace(base={**p.base, "pricing": "reserved_1y"}))
     cluster = next(f for f in reserved.fleets if f["carries"] == "training")
-    price = float(workbench.prices.price_per_gpu_hour("H100-SXM5-80GB", "reserved_1y", "median")[0][()])
+    price = float(workbench.reference.prices.price_per_gpu_hour("H100-SXM5-80GB", "reserved_1y", "median")[0][()])
     assert cluster["count"] == 256 and cluster["term_months"] == 12
     assert cluster["committed_usd"] == pytest.approx(256 * 8766 * price, rel=1e-9)
     assert reserved.total_cost_usd >= cluster["committed_usd"] and reserved.total_cost_usd > on_demand
@@ -475,7 +476,7 @@ def test_fleets_from_the_attacking_helper():
     """A fleet no workstream uses is paid idle (it crashed); listing a fleet leaves the rest of a reserved or owned
     programme on demand, never reserved by the hour; a reservation's term is at least its own; a self-hosted fleet
     takes a GPU with a purchase price only."""
-    from workbench.programme import Fleet
+    from workbench.programmes.programme import Fleet
     p = pg.example()
     spare = timeline.evaluate(p.replace(fleets=(Fleet(name="spare", gpu="A100-SXM4-80GB", count=8),)))
     assert spare.fleets[0]["utilisation"] == 0 and spare.fleets[0]["idle_usd"] > 0

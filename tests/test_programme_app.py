@@ -7,10 +7,11 @@ import numpy as np
 import pytest
 
 import workbench
-from workbench import programme, programme_charts as pc, programme_presets as pp, programme_views as pv, timeline
-from workbench.programme import ProgrammeError
-from workbench.programme_app import LOADED, ProgrammeView
-from workbench.ui import Planner, parse_app_query
+from workbench.programmes import programme, programme_presets as pp, timeline
+from workbench.report import programme_charts as pc, programme_views as pv
+from workbench.programmes.programme import ProgrammeError
+from workbench.app.programme_app import LOADED, ProgrammeView
+from workbench.app.ui import Planner, parse_app_query
 
 
 @pytest.fixture(scope="module")
@@ -227,10 +228,10 @@ def test_versions_times_cadence_beyond_the_longest_service_names_the_knob_turned
 
 
 def test_the_first_page_does_not_load_the_programme_modules_and_knows_their_link_keys():
-    from workbench.app_links import PROGRAMME_KEYS
+    from workbench.app.app_links import PROGRAMME_KEYS
     assert PROGRAMME_KEYS == pp.QUERY_KEYS
-    code = ("import sys, workbench.ui as ui; ui.parse_app_query('params=13B'); "
-            "print(sorted(m for m in sys.modules if m.startswith('workbench.programme') or m == 'workbench.timeline'))")
+    code = ("import sys, workbench.app.ui as ui; ui.parse_app_query('params=13B'); "
+            "print(sorted(m for m in sys.modules if m.startswith('workbench.programmes.programme') or m == 'workbench.programmes.timeline'))")
     import subprocess, sys
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
@@ -341,7 +342,7 @@ def test_odd_inputs_through_the_python_api():
 def test_a_file_that_crashes_an_unforeseen_way_still_gets_a_message(monkeypatch):
     view = ProgrammeView()
     shown = view.programme
-    monkeypatch.setattr("workbench.programme_app.loads", lambda *a: 1 / 0)
+    monkeypatch.setattr("workbench.app.programme_app.loads", lambda *a: 1 / 0)
     view._upload_changed({"new": [{"name": "odd.json", "content": memoryview(b"{}")}]})
     assert view.programme is shown and "odd.json: " in view.banner.value and "wb-stale" in view.figures._dom_classes
 

@@ -13,11 +13,13 @@ import numpy as np
 import pytest
 
 import workbench
-from workbench import Scenario, ScenarioError, catalog, cli, data, estimate, sensitivity, views
-from workbench.estimate import totals
-from workbench.scenario import fields
-from workbench.sensitivity import INPUTS
-from workbench.ui import MAX_UPLOAD_BYTES, Planner
+from workbench import Scenario, ScenarioError, cli, estimate, sensitivity
+from workbench.reference import catalog, data
+from workbench.report import views
+from workbench.plan.estimate import totals
+from workbench.plan.scenario import fields
+from workbench.plan.sensitivity import INPUTS
+from workbench.app.ui import MAX_UPLOAD_BYTES, Planner
 
 TPUS = [g for g in catalog.gpu_ids() if g.startswith("TPU")]
 MODES = ("on_demand", "reserved_1y", "reserved_3y", "spot", "self_hosted")
@@ -53,7 +55,7 @@ def test_self_hosted_without_tdp_is_refused_with_the_reason():
 
 
 def test_tpu_with_a_typed_price_in_the_app():
-    values, options, errors = workbench.ui.parse_app_query("gpu=TPUv4&price_per_gpu_hour=2.5")
+    values, options, errors = workbench.app.ui.parse_app_query("gpu=TPUv4&price_per_gpu_hour=2.5")
     assert not errors
     p = Planner(values)
     assert p.scenario.gpu == "TPUv4" and np.isfinite(p.est.total_cost_usd) and p.banner.value == ""
@@ -289,7 +291,7 @@ def test_impossible_data_is_refused_naming_file_row_and_column(data_copy, table,
 
 
 def _load_everything():
-    from workbench.tables import check_all
+    from workbench.app.tables import check_all
     check_all()
 
 
@@ -297,7 +299,7 @@ def test_non_utf8_file_names_the_file(data_copy):
     path = data_copy / "prices.csv"
     path.write_bytes(path.read_bytes().replace(b"median", b"m\xe9dian") + b"\xff\xfe")
     with pytest.raises(data.DataFileError, match=r"prices.csv: is not UTF-8 text \(byte \d+"):
-        workbench.prices.prices()
+        workbench.reference.prices.prices()
 
 
 def test_a_byte_order_mark_is_not_part_of_the_first_column(data_copy):
@@ -348,7 +350,7 @@ def test_csv_export_carries_the_name_and_is_safe_in_a_spreadsheet():
 
 def test_totals_guard_never_lets_a_nan_through(monkeypatch):
     # a last line of defence: were a formula ever to produce NaN, the user gets a message naming the line
-    from workbench import ownership
+    from workbench.formulas import ownership
     monkeypatch.setattr(ownership, "energy_kwh", lambda *a: np.nan)
     with pytest.raises(ScenarioError, match="cost line .*electricity is not a finite"):
         totals(Scenario(pricing="self_hosted"))
@@ -406,7 +408,7 @@ def test_integer_fields_cannot_be_sampled(data_copy):
 
 
 def test_a_catalog_gap_in_a_link_drops_only_its_key():
-    values, _, errors = workbench.ui.parse_app_query("params=70B&gpu=MI300X&tokens=3T")
+    values, _, errors = workbench.app.ui.parse_app_query("params=70B&gpu=MI300X&tokens=3T")
     assert values == {"params": 7e10, "tokens": 3e12} and "gpu=MI300X cannot be priced as linked" in errors[0]
 
 
@@ -416,24 +418,24 @@ def test_a_catalog_gap_in_a_link_drops_only_its_key():
     ("gpu=L40S&tokens=3T", {"tokens": 3e12}),
 ])
 def test_a_link_to_a_gpu_without_a_price_says_the_gpu_was_left_at_the_default(query, kept):
-    values, _, errors = workbench.ui.parse_app_query(query)
+    values, _, errors = workbench.app.ui.parse_app_query(query)
     gpu = query.split("&")[0].split("=")[1]
     assert values == kept
     assert errors == [f"gpu={gpu} cannot be priced as linked (no price on record for {gpu}; set price_per_gpu_hour), "
                       f"so the link opens on the default accelerator, H100-SXM5-80GB: add price_per_gpu_hour=... to "
                       f"the link to plan on {gpu}"]
-    zh = workbench.ui.parse_app_query(query + "&lang=zh")[2]
+    zh = workbench.app.ui.parse_app_query(query + "&lang=zh")[2]
     assert len(zh) == 1 and "链接以默认加速卡 H100-SXM5-80GB 打开" in zh[0] and "median" not in zh[0]
 
 
 def test_a_link_to_a_gpu_without_the_precision_keeps_the_gpu_at_one_it_has():
     # a V100 has no bf16 (the default): the link keeps the GPU at fp16 and says so once
-    values, _, errors = workbench.ui.parse_app_query("gpu=V100-SXM2-32GB&precision=bf16&price_per_gpu_hour=1.5")
+    values, _, errors = workbench.app.ui.parse_app_query("gpu=V100-SXM2-32GB&precision=bf16&price_per_gpu_hour=1.5")
     assert values == {"gpu": "V100-SXM2-32GB", "precision": "fp16", "price_per_gpu_hour": 1.5}
     assert errors == ["precision='bf16': V100-SXM2-32GB has no bf16 peak in the catalog; allowed: fp16 "
                       "(used instead: fp16)"]
     assert estimate(Scenario(**values)).scenario.precision == "fp16"
-    _, _, chinese = workbench.ui.parse_app_query("gpu=V100&price_per_gpu_hour=1.5&lang=zh")
+    _, _, chinese = workbench.app.ui.parse_app_query("gpu=V100&price_per_gpu_hour=1.5&lang=zh")
     assert chinese == ["精度（precision） = 'bf16'：目录中没有 V100-SXM2-32GB 的 bf16 峰值算力；允许：fp16（改用：fp16）"]
 
 
@@ -447,14 +449,14 @@ def test_a_link_to_a_gpu_without_the_precision_keeps_the_gpu_at_one_it_has():
     ("Currency=CNY", {"lang": "en", "currency": "USD"}, "Currency='CNY': unknown field; did you mean 'currency'?"),
 ])
 def test_the_apps_own_link_keys_are_checked_like_scenario_fields(query, options, message):
-    values, got_options, errors = workbench.ui.parse_app_query(query)
+    values, got_options, errors = workbench.app.ui.parse_app_query(query)
     assert values == {} and got_options == options
     assert len(errors) == 1 and errors[0].startswith(message)
 
 
 def test_link_messages_follow_the_language_wherever_it_stands():
     for query in ("currency=XYZ&lang=zh", "lang=zh&currency=XYZ"):
-        _, options, errors = workbench.ui.parse_app_query(query)
+        _, options, errors = workbench.app.ui.parse_app_query(query)
         assert options == {"lang": "zh", "currency": "USD"} and errors == ["currency = 'XYZ'：不是本应用支持的货币；允许：USD, CNY（使用 USD）"]
 
 
@@ -516,7 +518,7 @@ def test_python_api_misuse_is_a_scenario_error(call, field):
 
 
 def test_the_405b_preset_matches_its_published_run():
-    from workbench.presets import preset
+    from workbench.plan.presets import preset
     est = estimate(preset("llama31-405b"))
     # at the paper's 41 % MFU (Table 4, 16,384 GPUs): 27.1M GPU-h of model FLOPs; the model card's 30.84M also
     # holds failures, restarts and the long-context stage (12 % more)

@@ -1,4 +1,4 @@
-"""The bill against the plan (workbench.review): a bill made from the plan's own billed lines, with known factors,
+"""The bill against the plan (workbench.bill.review): a bill made from the plan's own billed lines, with known factors,
 compared back; alert days, forecast, flags and attribution by hand; the CLI's --plan and --budget."""
 import csv
 import json
@@ -9,8 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from workbench import actuals, programme, review, timeline
-from workbench.review import ReviewError
+from workbench.bill import actuals, review
+from workbench.programmes import programme, timeline
+from workbench.bill.review import ReviewError
 
 SERVICES = {"compute": ("Compute", "Amazon Elastic Compute Cloud"), "storage": ("Storage", "Amazon Simple Storage Service"),
             "network": ("Networking", "AWS Data Transfer"), "logging": ("Management and Governance", "AmazonCloudWatch"),
@@ -187,7 +188,7 @@ def test_bills_that_cannot_be_compared_are_refused_with_a_reason(plan, tmp_path)
 
 
 def test_the_bill_panel_clears_an_earlier_bill_on_an_error_and_reads_renminbi_at_the_programmes_rate(plan, tmp_path):
-    from workbench.programme_app import ProgrammeView
+    from workbench.app.programme_app import ProgrammeView
     view = ProgrammeView()
     panel = view.bill
     good = review.demo_export(view.timeline, tmp_path / "good.csv", months=2).read_bytes()

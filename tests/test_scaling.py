@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from workbench import scaling
+from workbench.formulas import scaling
 
 
 def test_loss_formula():

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import workbench
-from workbench import scenario as sc
-from workbench.scenario import Scenario, ScenarioError
+from workbench.plan import scenario as sc
+from workbench.plan.scenario import Scenario, ScenarioError
 
 
 def test_default_scenario():
@@ -235,7 +235,7 @@ def test_pickle_round_trip():
 def test_a_masked_array_is_checked_element_by_element():
     import numpy as np
     import pytest
-    from workbench.scenario import Scenario, ScenarioError
+    from workbench.plan.scenario import Scenario, ScenarioError
     with pytest.raises(ScenarioError, match=r"params\[1\]=1.0: is out of range"):
         Scenario(params=np.ma.masked_array([7e9, 1.0, -5.0], mask=[0, 1, 1]))
 

@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import workbench
-from workbench import Scenario, ScenarioError, estimate, serving
+from workbench import Scenario, ScenarioError, estimate
+from workbench.formulas import serving
 from workbench.cli import main
 
 H100 = dict(memory_bytes_per_gpu=80 * 2**30, usable_memory_fraction=0.9, bandwidth_bytes_per_s_per_gpu=3.35e12,
@@ -234,7 +235,7 @@ MORE_COSTS_MORE = {"input_tokens_per_request": 1, "output_tokens_per_request": 1
 def test_serving_cost_moves_the_right_way(kw, name, factor):
     """Attack found: replica sizes chosen by GPU-seconds per request, not GPUs provisioned, made totals fall when a
     cost driver rose. With the size chosen by GPUs for the traffic, each driver moves the month's cost one way."""
-    spec = workbench.scenario.fields()[name]
+    spec = workbench.plan.scenario.fields()[name]
     current = kw.get(name, spec.default)
     value = current * factor if current > 0 else 1.0
     value = min(value, spec.max if spec.max is not None else value)
@@ -269,7 +270,7 @@ def test_cli_serve_done_when(capsys):
 def test_well_run_deployments_land_within_the_market_band():
     """README claim: at high, flat traffic on H100 at the median on-demand price, within 0.3x-2x of the cheapest
     public price for the same open model and weights (data/api_prices.csv)."""
-    from workbench import prices
+    from workbench.reference import prices
     table = prices.api_prices()
     assert len(table) >= 5 and table["source"].str.startswith("https://").all()
     blend = (1000 * table["input_usd_per_million"] + 300 * table["output_usd_per_million"]) / 1300
@@ -315,7 +316,7 @@ def test_serving_inputs_the_model_cannot_have_are_refused(capsys):
 def test_found_on_re_attack():
     """Replica sizes the same for every model; one sequence's compute counts for the target; display of a batch
     below one; utilisation unknown where nothing fits."""
-    from workbench import views
+    from workbench.report import views
     cost = [estimate(params=920e9, requests_per_day=1e4, input_tokens_per_request=n).details["serving_cost_per_month_usd"]
             for n in (20_000, 40_000)]
     assert cost[0] <= cost[1]

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from workbench import Scenario, ScenarioError, estimate
-from workbench.ui import Planner, format_quantity, parse_app_query
+from workbench.app.ui import Planner, format_quantity, parse_app_query
 
 
 @pytest.fixture(scope="module")
@@ -16,7 +16,7 @@ def planner():
 @pytest.mark.parametrize("value,text", [(7e9, "7B"), (2e12, "2T"), (1418091, "1.41809M"), (0.346, "0.346"),
                                         (4096, "4096"), (None, ""), (1.5e15, "1.5P")])
 def test_format_quantity_round_trips(value, text):
-    from workbench.scenario import parse_quantity
+    from workbench.plan.scenario import parse_quantity
     assert format_quantity(value) == text
     if value is not None:
         assert parse_quantity(text) == pytest.approx(value, rel=1e-5)
@@ -147,7 +147,7 @@ def test_advanced_controls_are_built_on_first_opening():
 def test_errors_never_escape_a_callback(monkeypatch):
     p = Planner()
     before = p.est.total_cost_usd
-    monkeypatch.setattr("workbench.ui.estimate", lambda s: 1 / 0)
+    monkeypatch.setattr("workbench.app.ui.estimate", lambda s: 1 / 0)
     p.controls["tokens"].text.value = "3T"  # recompute raises inside the callback
     assert "could not be computed" in p.banner.value and "ZeroDivisionError" not in p.banner.value
     # the page goes back to the last valid scenario: the control and the figures agree
@@ -173,7 +173,7 @@ def test_notebooks_have_no_outputs():
 
 
 def test_hub_links_come_from_the_single_user_environment():
-    from workbench.ui import hub_links
+    from workbench.app.ui import hub_links
     assert hub_links({}) == {}
     assert hub_links({"JUPYTERHUB_SERVICE_PREFIX": "/user/alice/"}) == {}  # no user: not a hub's kernel
     assert hub_links({"JUPYTERHUB_USER": "alice", "JUPYTERHUB_SERVICE_PREFIX": "/user/alice/",
@@ -260,7 +260,7 @@ def test_a_comparison_says_what_a_and_b_are_and_what_changed():
 
 
 def test_ab_differences_show_enough_digits_to_differ_and_an_empty_name_as_none():
-    from workbench.views import scenario_differences
+    from workbench.report.views import scenario_differences
     assert scenario_differences(Scenario(tokens=2e12), Scenario(tokens=2.0004e12)) == [
         ("Training tokens", "2T", "2.0004T")]
     assert scenario_differences(Scenario(mfu=0.4), Scenario(mfu=0.40000001)) == [("MFU", "0.4", "0.40000001")]

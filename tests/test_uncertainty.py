@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 
 from workbench import Scenario, estimate, monte_carlo
-from workbench.scenario import fields
-from workbench.uncertainty import distributions
+from workbench.plan.scenario import fields
+from workbench.plan.uncertainty import distributions
 
 
 def test_distributions_are_documented_and_name_real_fields():

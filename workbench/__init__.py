@@ -11,16 +11,19 @@ import sys
 import types
 
 #: What ``workbench.X`` gives, and the module it comes from. Imported on first use (PEP 562), so that a
-#: process that needs one module (the Voilà server imports only ``workbench.serve``) does not load pandas and
+#: process that needs one module (the Voilà server imports only ``workbench.app.serve``) does not load pandas and
 #: the whole engine first, and a Ctrl-C while it starts ends it quietly.
 _EXPORTS = {
-    "Scenario": "scenario", "ScenarioError": "scenario", "SCHEMA_VERSION": "scenario",
-    "estimate": "estimate", "Estimate": "estimate", "sensitivity": "sensitivity", "monte_carlo": "uncertainty",
-    "resolve_gpu": "catalog", "gpu_ids": "catalog", "UnknownGpuError": "catalog", "DataFileError": "data",
-    "Programme": "programme", "ProgrammeError": "programme", "levers": "levers",
+    "Scenario": "plan.scenario", "ScenarioError": "plan.scenario", "SCHEMA_VERSION": "plan.scenario",
+    "estimate": "plan.estimate", "Estimate": "plan.estimate", "sensitivity": "plan.sensitivity",
+    "monte_carlo": "plan.uncertainty", "resolve_gpu": "reference.catalog", "gpu_ids": "reference.catalog",
+    "UnknownGpuError": "reference.catalog", "DataFileError": "reference.data", "Programme": "programmes.programme",
+    "ProgrammeError": "programmes.programme", "levers": "programmes.levers",
 }
+#: The layers, lowest first: a module imports only from its own layer and the ones before it (tests/test_layers.py).
+LAYERS = ("reference", "formulas", "plan", "programmes", "bill", "report", "app")
 
-__all__ = [*_EXPORTS, "budget"]
+__all__ = [*_EXPORTS, *LAYERS]
 __version__ = "0.1.0"
 
 
@@ -44,7 +47,7 @@ def __dir__():
 
 class _Package(types.ModuleType):
     def __setattr__(self, name, value):
-        # importing the submodule workbench.estimate (or .sensitivity) must not hide the function of that name
+        # importing a submodule named like a function (estimate, sensitivity, levers) must not hide the function
         if name in _EXPORTS and isinstance(value, types.ModuleType):
             return
         super().__setattr__(name, value)

@@ -26,11 +26,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import actuals, calibration, catalog, explore, links, mfu, prices, programme, programme_views, review, timeline, views
-from .data import DataFileError
-from .estimate import estimate
-from .scenario import Scenario, ScenarioError, close_fields, fields
-from .sensitivity import sensitivity
+from .bill import actuals, review
+from .plan import calibration, explore
+from .reference import catalog, prices
+from .report import links, programme_views, views
+from .formulas import mfu
+from .programmes import programme, timeline
+from .reference.data import DataFileError
+from .plan.estimate import estimate
+from .plan.scenario import Scenario, ScenarioError, close_fields, fields
+from .plan.sensitivity import sensitivity
 
 
 class UsageError(Exception):
@@ -146,7 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _print_top(table: pd.DataFrame, by: str, rows: int = 20) -> None:
     """The largest ``rows`` values of a tag table, the unattributed spend always among them, and what is left."""
-    from .actuals import UNATTRIBUTED
+    from .bill.actuals import UNATTRIBUTED
     order = table.assign(_size=table[by].abs()).sort_values("_size", ascending=False).drop(columns="_size")
     shown = order.head(rows)
     missing = order[(order["value"] == UNATTRIBUTED) & ~order.index.isin(shown.index)]
@@ -272,7 +277,7 @@ def _cmd_actuals(args) -> None:
 def _cmd_app(args) -> None:
     if not 1 <= args.port <= 65535:
         raise UsageError(f"--port {args.port}: allowed: 1 to 65535")
-    from . import serve
+    from .app import serve
     serve.app(args.port)
 
 
@@ -414,7 +419,7 @@ def _print_estimate(est) -> None:
     print("\nFormulas and sources:")
     for line in shown.itertuples():
         print(f"  {line.stage}/{line.category}/{line.item}: {line.formula}; {line.source}")
-    from . import budget
+    from .formulas import budget
     alerts = budget.crossings(est)
     basis = "budget_usd" if s.budget_usd is not None else "the plan's total (no budget_usd given)"
     print(f"\nBudget alerts against {basis}:")
@@ -455,9 +460,9 @@ def _cmd_sensitivity(args) -> None:
 
 
 def _cmd_levers(args) -> None:
-    from .levers import levers
+    from .programmes.levers import levers
     if args.programme:
-        from .programme_presets import presets, preset
+        from .programmes.programme_presets import presets, preset
         given = [name for name in fields() if getattr(args, name) is not None]
         if given:
             raise UsageError(f"--{given[0].replace('_', '-')} is a scenario option; with --programme the programme "
@@ -602,8 +607,8 @@ def _cmd_layouts(args) -> None:
         "gradient sync": table["data_parallel_overhead"].map(lambda v: f"{v:.1%}")})
     print(shown.to_string(index=False))
     print("\nMFU: kernel efficiency x engineering scale x per-layer fixed time x cluster size x (1 - bubble) / (1 + each "
-          "traffic share); the traffic columns are time added per unit of compute (workbench.parallelism, "
-          "workbench.mfu). Layouts whose smallest step exceeds the planned global batch come last.")
+          "traffic share); the traffic columns are time added per unit of compute (workbench.formulas.parallelism, "
+          "workbench.formulas.mfu). Layouts whose smallest step exceeds the planned global batch come last.")
 
 
 def _cmd_validate(args) -> None:
@@ -633,7 +638,7 @@ def _cmd_validate(args) -> None:
           "compute, as for any plan. GPU-hours include the interruptions and checkpoints the estimate adds.")
     print("MFU: kernel efficiency (per generation) x engineering scale (the run's compute) x per-layer fixed time x "
           "cluster size x (1 - pipeline bubble) / (1 + tensor-parallel, pipeline and gradient traffic) on the run's "
-          "layout (workbench.mfu). The engineering scale holds each left-out run within the others' compute.")
+          "layout (workbench.formulas.mfu). The engineering scale holds each left-out run within the others' compute.")
     print("Fitted parameters (data/mfu_model.csv; low and high: quartiles or leave-one-out range):")
     params = mfu.model_table()[["parameter", "generation", "value", "low", "high", "n_runs", "unit"]]
     print(params.to_string(index=False, na_rep="-", float_format=lambda x: f"{x:.4g}"))
@@ -656,7 +661,7 @@ def _on_the_command_line(error: Exception) -> str:
 def main(argv=None) -> int:
     try:
         args = build_parser().parse_args(argv)  # --help and --version first: they need no data checked
-        from .tables import check_all
+        from .app.tables import check_all
         check_all()  # a bad data folder is refused before any command, with its file, row and column
         {"estimate": _cmd_estimate, "sensitivity": _cmd_sensitivity, "levers": _cmd_levers, "link": _cmd_link, "gpus": _cmd_gpus,
          "validate": _cmd_validate, "layouts": _cmd_layouts, "serve": _cmd_serve, "plan": _cmd_plan,

@@ -1,0 +1,193 @@
+"""The programme view's bill panel: a FOCUS billing export uploaded, read (:mod:`workbench.bill.actuals`) and compared
+with the programme shown (:mod:`workbench.bill.review`): a summary, plan against actual billed spend with the budgets'
+alert lines, flags, attribution to date and the rejected rows. A file that cannot be read is named with the reason;
+the programme's figures are never touched.
+"""
+from __future__ import annotations
+
+import html
+import logging
+import tempfile
+from pathlib import Path
+
+import ipywidgets as w
+import pandas as pd
+
+from ..report import programme_charts as pc, programme_views as pv
+from ..bill.actuals import UNATTRIBUTED, ActualsError, read_focus
+from ..report.charts import ChartStack
+from ..reference.i18n import t
+from .livechart import LiveChart
+from ..bill.review import ReviewError, compare, flag_text
+
+log = logging.getLogger(__name__)
+#: Largest export the page uploads (the widget connection carries it whole); larger ones belong to the CLI.
+MAX_BILL_BYTES = 50_000_000
+_SUFFIXES = (".csv", ".csv.gz", ".gz", ".parquet")
+
+
+class BillPanel:
+    """``BillPanel().widget``; :meth:`set_plan` with each new timeline, :meth:`set_language` on a switch."""
+
+    def __init__(self, lang="en", currency="USD"):
+        self.lang, self.currency = lang, currency
+        self.timeline = self.bill = self.review = None
+        self.name = ""
+        self.stack = ChartStack()
+        self.upload = w.FileUpload(accept=",".join(_SUFFIXES), multiple=False, layout=w.Layout(width="auto"))
+        self.upload.observe(self._upload_changed, "value")
+        self.upload.add_class("wb-bill-upload")
+        self.start = w.Text(placeholder="YYYY-MM", continuous_update=False, layout=w.Layout(width="260px"),
+                            style={"description_width": "120px"})
+        self.start.observe(lambda change: self._compare(), "value")
+        self.message = w.HTML()
+        self.message.add_class("wb-bill-message")
+        self.chart = LiveChart()
+        self.chart.add_class("wb-bill-chart")
+        self.details = w.HTML()
+        self.details.add_class("wb-bill-details")
+        self.widget = w.VBox([w.HBox([self.upload, self.start]), self.message, self.chart, self.details])
+        self.widget.add_class("wb-bill")
+        self.set_language(lang, currency)
+
+    def set_language(self, lang, currency):
+        self.lang, self.currency = lang, currency
+        self.upload.description = t("load_bill", lang)
+        self.start.description = t("bill_start", lang)
+        self._render()
+
+    def set_plan(self, timeline):
+        self.timeline = timeline
+        self._compare()
+
+    # -- events ---------------------------------------------------------------------------------------
+    def _upload_changed(self, change):
+        files = change["new"]
+        if not files:
+            return
+        item = files[0]
+        name = str(item.get("name", "export.csv"))[:80]
+        path_text = "\0"  # the temporary file's path, replaced by the file's own name in messages
+        try:
+            content = bytes(item["content"])
+            if len(content) > MAX_BILL_BYTES:
+                raise ActualsError(f"{name}: {len(content) / 1e6:,.0f} MB; allowed: at most {MAX_BILL_BYTES / 1e6:g} MB "
+                                   "in the app (workbench actuals reads larger exports)")
+            suffix = next((s for s in _SUFFIXES if name.lower().endswith(s)), ".csv")
+            with tempfile.TemporaryDirectory() as folder:
+                path = Path(folder) / ("export" + suffix)
+                path_text = str(path)
+                path.write_bytes(content)
+                rates = {"CNY": float(self.timeline.programme.base_scenario.cny_per_usd)} if self.timeline else None
+                bill = read_focus(path, rates=rates)  # renminbi rows at the programme's rate
+        except (ActualsError, ValueError) as error:
+            self._error(str(error).replace(path_text, name))
+            return
+        except Exception:  # noqa: BLE001 - an export the checks did not foresee: a message, never a silent page
+            log.exception("bill upload failed")
+            self._error(t("internal_error", self.lang))
+            return
+        finally:
+            self.upload.unobserve(self._upload_changed, "value")
+            try:
+                self.upload.value = ()
+            finally:
+                self.upload.observe(self._upload_changed, "value")
+        self.bill, self.name = bill, name
+        self._compare()
+
+    def _compare(self):
+        if self.bill is None or self.timeline is None:
+            return
+        try:
+            self.review = compare(self.bill, self.timeline, self.start.value.strip() or None)
+            first = self.review.monthly.loc[self.review.monthly["plan_month"] == 1, "month"].iloc[0]
+            self.start.placeholder = f"YYYY-MM ({first})"  # the month used, when none is typed
+        except ReviewError as error:
+            self._error(error.message(self.lang), t("bill_not_compared", self.lang))
+            return
+        self._render()
+
+    def _error(self, text, heading=None):
+        """The reason, and nothing of an earlier bill left on screen as if it were this one's."""
+        self.review = None
+        self.chart.layout.display = "none"
+        self.details.value = ""
+        self.message.value = (f"<div class='wb-error'><b>{html.escape(heading or t('bill_not_read', self.lang))}</b><br>"
+                              f"{html.escape(text)}</div>")
+
+    # -- drawing ----------------------------------------------------------------------------------------
+    def _money(self, usd) -> str:
+        return f"{usd * pv.rate(self.timeline, self.currency):,.0f} {self.currency}"
+
+    def _render(self):
+        review, bill, lang = self.review, self.bill, self.lang
+        if review is None or bill is None:
+            return
+        rate = pv.rate(self.timeline, self.currency)
+        self.chart.layout.display = None
+        to_date = review.by_category
+        rejected_rows = bill.rejected["row"].nunique()
+        notes = [t("bill_summary", lang).format(
+            rows=len(bill.rows), name=self.name, rejected=rejected_rows, rejected_money=self._money(bill.rejected_usd),
+            actual=self._money(to_date["actual_usd"].sum()), planned=self._money(to_date["planned_usd"].sum()),
+            forecast=self._money(review.forecast_usd)),
+            t("bill_forecast_like", lang).format(forecast=self._money(review.forecast_usd),
+                                                 planned=self._money(review.planned_billed_usd))]
+        charges = bill.by_charge_category()
+        apart = charges.drop(["Usage", "Purchase"], errors="ignore")
+        if (apart.abs() > 0.005).any():
+            notes.append(t("bill_credits", lang).format(items="; ".join(
+                f"{name} {self._money(usd)}" for name, usd in apart.items() if abs(usd) > 0.005)))
+        for column, values in bill.unrecognised().items():
+            notes.append(t("bill_unrecognised", lang).format(column=column, values=", ".join(
+                f"{name} ({self._money(usd)})" for name, usd in list(values.items())[:6])))
+        full = review.alerts[review.alerts["percent"] == 100.0]
+        for alert in full.itertuples():
+            if alert.day is pd.NaT or pd.isna(alert.day):
+                key = "bill_projected" if isinstance(alert.projected_month, str) else "bill_projected_never"
+                notes.append(t(key, lang).format(resource=t(alert.resource, lang), budget=self._money(alert.budget_usd),
+                                                 month=alert.projected_month))
+            else:
+                notes.append(t("bill_spent", lang).format(resource=t(alert.resource, lang),
+                                                          budget=self._money(alert.budget_usd), day=alert.day.date()))
+        self.message.value = "<div class='wb-notes'>" + "<br>".join(html.escape(n) for n in notes) + "</div>"
+        spend, lines = pv.plan_vs_actual(review, lang, rate)
+        spec, datasets = self.stack.update({"bill": (pc.plan_vs_actual, {"spend": spend, "lines": lines},
+                                                     {"title": t("chart_plan_vs_actual", lang),
+                                                      "month_title": t("month", lang), "cost_title": t("cost", lang),
+                                                      "currency": self.currency})})
+        self.chart.show(spec, datasets)
+        parts = []
+        if review.flags:
+            parts.append(f"<b>{html.escape(t('bill_flags', lang))}</b><ul>" + "".join(
+                f"<li>{html.escape(flag_text(f, lang, self.currency, rate))}</li>" for f in review.flags[:20]) + "</ul>")
+        for key, table in review.tags.items():
+            order = table.assign(_size=table[["planned_usd", "actual_usd"]].abs().max(axis=1)).sort_values(
+                "_size", ascending=False)
+            shown = order.head(20)
+            more = len(order) - len(shown)
+            parts.append(f"<b>{html.escape(t('bill_by_tag', lang).format(key=t(key, lang)))}</b>"
+                         + _table(shown, ("value", "planned_usd", "actual_usd"), rate, self.currency, lang, key)
+                         + (f"<div class='wb-notes'>{html.escape(t('bill_more_values', lang).format(count=more))}</div>"
+                            if more > 0 else ""))
+        if len(bill.rejected):
+            shown = bill.rejected.head(20).assign(reason=bill.reasons(lang).head(20))
+            more = len(bill.rejected) - len(shown)
+            parts.append(f"<b>{html.escape(t('bill_rejected', lang))}</b>"
+                         + _table(shown, ("row", "column", "reason", "value"), rate, self.currency, lang)
+                         + (f"<div class='wb-notes'>{html.escape(t('bill_more_rejected', lang).format(count=more))}</div>"
+                            if more > 0 else ""))
+        self.details.value = "".join(parts)
+
+
+def _table(frame, columns, rate, currency, lang="en", key=None) -> str:
+    names = {"value": t(key, lang) if key else t("bill_value", lang), "planned_usd": f"{t('planned', lang)} [{currency}]",
+             "actual_usd": f"{t('actual', lang)} [{currency}]", "row": t("bill_row", lang),
+             "column": t("bill_column", lang), "reason": t("bill_reason", lang)}
+    head = "".join(f"<th>{html.escape(names.get(c, c))}</th>" for c in columns)
+    body = "".join("<tr>" + "".join(
+        f"<td>{html.escape(f'{row[c] * rate:,.0f}' if c.endswith('_usd') else t(str(row[c]), lang) if row[c] == UNATTRIBUTED else str(row[c]))}</td>"
+        for c in columns)
+        + "</tr>" for _, row in frame.iterrows())
+    return f"<table class='wb-lines'><tr>{head}</tr>{body}</table>"

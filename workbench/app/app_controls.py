@@ -1,0 +1,227 @@
+"""One control per scenario field, made from the field table: a slider (log-scale where a quantity spans
+decades) with a text box for typed values, or a menu; a unit, a one-line help and an "auto" button for fields
+that may be left empty. Widgets share their layout and style models (:class:`SharedModels`).
+"""
+
+import html
+import math
+
+import ipywidgets as w
+from ipywidgets.widgets.widget_description import DescriptionStyle
+from ipywidgets.widgets.widget_string import HTMLStyle, TextStyle
+import numpy as np
+
+from ..reference import catalog, prices
+from ..report.views import format_quantity
+from ..reference.i18n import CHOICE_LABELS, choice_label, t
+from ..plan.scenario import ScenarioError, check_field
+
+
+#: The Advanced section's groups, in order, with their English and Chinese titles.
+GROUP_LABELS = {
+    "model": ("Model", "模型"), "hardware": ("Hardware", "硬件"), "cost": ("Pricing", "计价"),
+    "memory": ("Memory and parallelism", "显存与并行"), "sft": ("Supervised fine-tuning", "监督微调"),
+    "preference": ("Preference tuning", "偏好对齐"), "evaluation": ("Evaluation", "评测"),
+    "inference": ("Serving", "推理服务"), "storage": ("Storage", "存储"), "network": ("Network", "网络"),
+    "annotation": ("Annotation", "标注"), "operations": ("Logging and staff", "日志与人员"),
+    "failures": ("Failures and checkpoints", "故障与检查点"), "experiments": ("Experiments", "实验"),
+    "budget": ("Budget and currency", "预算与货币"), "self_hosted": ("Self-hosted", "自建机房"),
+}
+
+
+class SharedModels:
+    """One Layout (or Style) model per distinct setting, shared by every widget that uses it.
+
+    Each ipywidget otherwise brings a Layout and a Style model of its own: the planner had 449 models,
+    whose states the kernel builds and sends (1.3 MB, ~0.7 s) before a page can draw anything. Only for
+    layouts and styles that are never changed after they are made: a change would reach every sharer."""
+
+    def __init__(self):
+        self._made = {}
+
+    def layout(self, **settings) -> w.Layout:
+        return self._get(w.Layout, settings)
+
+    def style(self, cls, **settings):
+        return self._get(cls, settings)
+
+    def _get(self, cls, settings):
+        key = (cls, tuple(sorted(settings.items())))
+        if key not in self._made:
+            self._made[key] = cls(**settings)
+        return self._made[key]
+
+
+class FieldControl:
+    """One scenario field: label with unit, slider or menu, a text box for typed values, an 'auto' button
+    for fields whose empty value is resolved by the estimate, a message line and a help line."""
+
+    def __init__(self, field, value, on_change, lang="en", shared: SharedModels | None = None, on_reject=None):
+        self.field, self.on_change, self.on_reject, self.lang = field, on_change, on_reject, lang
+        self._syncing = False
+        self.rejected = False  # the text box holds a value that failed validation (its message stays)
+        self.error = None  # ...and the ScenarioError that refused it, to say again in another language
+        shared = shared or SharedModels()
+        html_style = shared.style(HTMLStyle)
+        self.label = w.HTML(layout=shared.layout(width="165px"), style=html_style)
+        self.message = w.HTML(layout=shared.layout(margin="0 0 0 165px"), style=html_style)
+        self.message.add_class("wb-message")
+        self.help = w.HTML(layout=shared.layout(), style=html_style)
+        self.help.add_class("wb-help")
+        self.slider = self.menu = self.text = self.auto = None
+        parts = [self.label]
+        f = field
+        if f.type in ("choice", "gpu", "provider"):
+            options = {"gpu": catalog.gpu_ids, "provider": prices.providers}.get(f.type, lambda: list(f.choices))()
+            self.menu = w.Dropdown(options=self._labelled(options, lang), value=value,
+                                   layout=shared.layout(width="250px"), style=shared.style(DescriptionStyle))
+            self.menu.observe(self._menu_changed, "value")
+            parts.append(self.menu)
+        else:
+            if f.numeric:
+                self.slider = self._make_slider(f, shared)
+                self.slider.observe(self._slider_changed, "value")
+                parts.append(self.slider)
+            self.text = w.Text(value=format_quantity(value), continuous_update=False,
+                               layout=shared.layout(width="100px" if f.numeric else "250px"),
+                               style=shared.style(TextStyle))
+            self.text.observe(self._text_changed, "value")
+            parts.append(self.text)
+            if f.nullable:
+                self.auto = w.Button(layout=shared.layout(width="52px"), style=shared.style(w.ButtonStyle))
+                self.auto.on_click(self._auto_clicked)
+                parts.append(self.auto)
+        self.widget = w.VBox([w.HBox(parts, layout=shared.layout()), self.message, self.help],
+                             layout=shared.layout(margin="0 0 4px 0"))
+        self.widget.add_class("wb-control")
+        self.widget.add_class(f"wb-field-{f.name}")
+        self.set_value(value)
+        self.relabel(lang)
+
+    @staticmethod
+    def _make_slider(f, shared):
+        common = dict(continuous_update=False, readout=False, layout=shared.layout(width="150px"),
+                      style=shared.style(w.SliderStyle))
+        if f.scale == "log":
+            lo = f.min if f.min > 0 else (f.default / 1000 if isinstance(f.default, (int, float)) and f.default > 0
+                                          else f.max / 1e9)
+            return w.FloatLogSlider(min=math.log10(lo), max=math.log10(f.max), step=0.01, base=10, **common)
+        if f.type == "int":
+            return w.IntSlider(min=int(f.min), max=int(f.max), step=1, **common)
+        return w.FloatSlider(min=f.min, max=f.max, step=(f.max - f.min) / 200, **common)
+
+    # -- display --------------------------------------------------------------------------------------
+    def relabel(self, lang):
+        f = self.field
+        self.lang = lang
+        label = f.label_zh if lang == "zh" else f.label
+        unit = t(f.unit, lang) if f.unit else ""
+        self.label.value = f"<b>{html.escape(label)}</b>" + (f" <span class='wb-unit'>[{html.escape(unit)}]</span>" if unit else "")
+        self.help.value = html.escape(f.help_zh if lang == "zh" else f.help)
+        if self.rejected and self.error is not None:
+            self.set_error(self.error.message(lang))
+        if self.auto is not None:
+            self.auto.description = t("auto", lang)
+            self.auto.tooltip = t("auto_hint", lang)
+        if self.menu is not None and f.name in CHOICE_LABELS:
+            self._syncing = True
+            try:
+                value = self.menu.value
+                self.menu.options = self._labelled([choice for _, choice in self.menu.options], lang)
+                self.menu.value = value
+            finally:
+                self._syncing = False
+
+    def _labelled(self, choices, lang):
+        """(label, id) pairs where the field's choices have labels, else the ids as they are."""
+        if self.field.name not in CHOICE_LABELS:
+            return list(choices)
+        return [(choice_label(self.field.name, choice, lang), choice) for choice in choices]
+
+    def set_value(self, value):
+        """Show ``value`` without calling back."""
+        self._syncing = True
+        try:
+            if self.menu is not None:
+                self.menu.value = value
+            if self.text is not None:
+                self.text.value = format_quantity(value)
+            if self.slider is not None and value is not None:
+                self._move_slider(value)
+        finally:
+            self._syncing = False
+
+    def show_resolved(self, value):
+        """For an empty (auto) field: the value the estimate used, as placeholder and slider position."""
+        if self.text is None or not self.field.nullable:
+            return
+        known = value is not None and np.isfinite(value)
+        shown = format_quantity(value, digits=3) if known else t("none_on_record", self.lang)
+        self.text.placeholder = f"{t('auto', self.lang)}: {shown}"
+        if self.text.value == "" and value is not None and np.isfinite(value) and self.slider is not None:
+            self._syncing = True
+            try:
+                self._move_slider(value)
+            finally:
+                self._syncing = False
+
+    def _move_slider(self, value):
+        s = self.slider
+        lo, hi = (10 ** s.min, 10 ** s.max) if isinstance(s, w.FloatLogSlider) else (s.min, s.max)
+        s.value = min(max(value, lo), hi)
+
+    def set_error(self, message):
+        self.message.value = f"<span class='wb-error'>{html.escape(message)}</span>" if message else ""
+
+    def set_note(self, message):
+        """A boundary the value crosses (not an error: the value is used), beside the control."""
+        if not self.rejected:
+            self.message.value = f"<span class='wb-boundary'>{html.escape(message)}</span>" if message else ""
+
+    # -- events ---------------------------------------------------------------------------------------
+    def _emit(self, value):
+        self.rejected, self.error = False, None
+        self.set_error("")
+        self.on_change(self.field.name, value)
+
+    def _menu_changed(self, change):
+        if not self._syncing:
+            self._emit(change["new"])
+
+    def _slider_changed(self, change):
+        if self._syncing:
+            return
+        value = change["new"]
+        if self.field.type == "int":
+            value = int(round(value))
+        elif isinstance(self.slider, w.FloatLogSlider):
+            value = float(f"{value:.3g}")
+        self._syncing = True
+        try:
+            self.text.value = format_quantity(value)
+        finally:
+            self._syncing = False
+        self._emit(value)
+
+    def _text_changed(self, change):
+        if self._syncing:
+            return
+        try:
+            value = check_field(self.field.name, change["new"])
+        except ScenarioError as error:
+            self.rejected, self.error = True, error
+            self.set_error(error.message(self.lang))
+            if self.on_reject is not None:
+                self.on_reject(self.field.name)
+            return
+        if self.slider is not None and value is not None:
+            self._syncing = True
+            try:
+                self._move_slider(value)
+            finally:
+                self._syncing = False
+        self._emit(value)
+
+    def _auto_clicked(self, _button):
+        self.set_value(None)
+        self._emit(None)

@@ -1,0 +1,113 @@
+"""The single-run view's lever panel: *Find levers* prices every lever of the scenario shown
+(:func:`workbench.programmes.levers.levers`, one batched estimate, on demand so that moving a slider stays fast) and lists
+them ranked by risk-adjusted saving, each with its saving, risk, days saved, the risk in words and an *Apply*
+button that puts the lever into the scenario.
+"""
+from __future__ import annotations
+
+import html
+import logging
+
+import ipywidgets as w
+
+from ..reference.i18n import t
+
+log = logging.getLogger(__name__)
+
+
+class LeverPanel:
+    """``LeverPanel(on_apply).widget``; :meth:`set_scenario` with each scenario shown (the table is then stale
+    and cleared), :meth:`set_language` on a switch. ``on_apply(scenario)`` shows a scenario."""
+
+    def __init__(self, on_apply, lang="en", currency="USD", rate=1.0):
+        self.on_apply, self.lang, self.currency, self.rate = on_apply, lang, currency, rate
+        self.scenario = self.table = None
+        self.applied = ("", {})  # the last lever applied (its name and changes), said until levers are found again
+        self.title = w.HTML()
+        self.find = w.Button(layout=w.Layout(width="auto"))
+        self.find.add_class("wb-levers-find")
+        self.find.on_click(self._find)
+        self.message = w.HTML()
+        self.rows = w.VBox()
+        self.rows.add_class("wb-levers-table")
+        self.widget = w.VBox([self.title, self.find, self.message, self.rows])
+        self.widget.add_class("wb-levers")
+        self.set_language(lang, currency, rate)
+
+    def set_language(self, lang, currency, rate):
+        if (lang, currency, rate) == (self.lang, self.currency, self.rate) and self.find.description:
+            return  # called on every redraw: nothing to relabel
+        self.lang, self.currency, self.rate = lang, currency, rate
+        self.title.value = f"<h4>{html.escape(t('levers_title', lang))}</h4>"
+        self.find.description = t("levers_find", lang)
+        self._render()
+
+    def set_scenario(self, scenario):
+        if scenario is not self.scenario:
+            self.scenario, self.table = scenario, None  # the table was another scenario's
+            self._render()
+
+    def _find(self, _button=None):
+        from ..programmes.levers import levers
+        from ..plan.scenario import ScenarioError
+        self.applied = ("", {})
+        try:
+            self.table = levers(self.scenario)
+        except ScenarioError as error:
+            self.table = None
+            self.message.value = f"<div class='wb-error'>{html.escape(error.message(self.lang))}</div>"
+            return
+        except Exception:  # noqa: BLE001 - a defect: a message, never a silent panel
+            log.exception("levers failed: %s", self.scenario.to_json() if self.scenario is not None else None)
+            self.table = None
+            self.message.value = f"<div class='wb-error'>{html.escape(t('internal_error', self.lang))}</div>"
+            return
+        self._render()
+
+    def _apply(self, applied, name=""):
+        before = self.scenario
+        self.on_apply(before.replace(**applied))
+        if self.scenario is not before:  # shown: say what changed, the table being the previous scenario's
+            self.applied = (name, applied)
+            self._render()
+
+    def _money(self, usd) -> str:
+        return f"{usd * self.rate:,.0f} {self.currency}"
+
+    def _render(self):
+        lang = self.lang
+        if self.table is None:
+            name, applied = self.applied
+            changes = "; ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in applied.items())
+            text = t("levers_applied", lang).format(name=name, changes=changes) if name else t("levers_hint", lang)
+            self.message.value = f"<div class='wb-lever-risk'>{html.escape(text)}</div>"
+            self.rows.children = ()
+            return
+        usable = self.table[self.table["applicable"]]
+        self.message.value = f"<div class='wb-lever-risk'>{html.escape(t('levers_explained', lang))}</div>"
+        rows = []
+        for lever in usable.itertuples():
+            button = w.Button(description=t("levers_apply", lang), layout=w.Layout(width="80px", min_width="80px",
+                                                                                  flex="0 0 auto"))
+            button.add_class("wb-lever-apply")
+            button.add_class(f"wb-lever-{lever.lever}")
+            label = lever.name_zh if lang == "zh" else lever.name
+            button.on_click(lambda _b, applied=lever.applied, label=label: self._apply(applied, label))
+            days = t("levers_sooner" if lever.days_saved >= 0.05 else "levers_later" if lever.days_saved <= -0.05
+                     else "levers_same_days", lang).format(days=abs(lever.days_saved))
+            text = t("levers_row", lang).format(
+                name=lever.name_zh if lang == "zh" else lever.name, saving=self._money(lever.saving_usd),
+                risk=self._money(lever.risk_usd) if lever.risk_priced else t("levers_risk_not_priced", lang),
+                adjusted=self._money(lever.risk_adjusted_saving_usd), days=days, changes=lever.changes)
+            crosses = "".join(f"<br><span class='wb-boundary'>⚠ {html.escape(t('levers_crosses', lang))} "
+                              f"{html.escape(warning)}</span>" for warning in lever.crosses)
+            detail = w.HTML(f"<div class='wb-lever'><b>{html.escape(text)}</b><br><span class='wb-lever-risk'>"
+                            f"{html.escape(lever.risk_zh if lang == 'zh' else lever.risk)} ({html.escape(lever.source)})"
+                            f"</span>{crosses}</div>")
+            rows.append(w.HBox([button, detail], layout=w.Layout(align_items="flex-start", margin="0 0 6px 0")))
+        skipped = self.table[~self.table["applicable"]]
+        if len(skipped):
+            rows.append(w.HTML("<div class='wb-lever-risk'>" + html.escape(t("levers_not_applicable", lang)) + " " + "; ".join(
+                html.escape(f"{r.name_zh if lang == 'zh' else r.name} ({r.why_not})") for r in skipped.itertuples())
+                + "</div>"))
+        self.rows.children = rows

@@ -1,0 +1,60 @@
+"""Self-hosted clusters: hardware amortised over its useful life, and electricity.
+
+Cottier et al. 2024 (Epoch AI), "The rising costs of training frontier AI models", arXiv:2405.21015:
+amortised hardware = purchase price over the useful life, plus cluster interconnect (~19 % of hardware
+cost) and the rest of the server; energy = TDP x server factor x average utilisation (~0.75) x PUE
+(1.1-1.25) x chip-hours x price per kWh.
+"""
+from __future__ import annotations
+
+
+import numpy as np
+
+from ..reference.data import cached, read_table
+
+HOURS_PER_YEAR = 8766.0  # 365.25 x 24
+
+
+@cached
+def hardware_prices() -> dict[str, float]:
+    """Purchase price per accelerator from ``data/hardware_prices.csv`` [USD/GPU]."""
+    from ..reference.catalog import gpu_ids
+    table = read_table("hardware_prices.csv", numeric=("usd_per_gpu",),
+                       required=("sku", "usd_per_gpu", "as_of", "source"), key="sku",
+                       bounds={"usd_per_gpu": (0, 1e7)}, choices={"sku": set(gpu_ids())})
+    return dict(zip(table["sku"], table["usd_per_gpu"]))
+
+
+def capex_usd_per_gpu(purchase_usd, server_share, interconnect_share):
+    """Cash paid for one GPU's share of the cluster [USD/GPU]: purchase x (1 + server + interconnect)."""
+    return np.asarray(purchase_usd, dtype=float) * (1.0 + np.asarray(server_share) + np.asarray(interconnect_share))
+
+
+def life_hours(useful_life_years):
+    """Hours owned hardware is held [h]: its useful life in whole months (a plan pays by the month; 2.55 years is
+    31 months), each 8766 / 12 hours."""
+    return np.maximum(1.0, np.round(np.asarray(useful_life_years, dtype=float) * 12.0)) * HOURS_PER_YEAR / 12.0
+
+
+def amortised_usd_per_gpu_hour(purchase_usd, server_share, interconnect_share, useful_life_years,
+                               residual_value_share=0.0):
+    """Hardware cost of one GPU-hour [USD/GPU-h]: straight-line depreciation of purchase x (1 + server +
+    interconnect) less its resale value at the end of the life, over the life's hours (whole months)."""
+    capex = capex_usd_per_gpu(purchase_usd, server_share, interconnect_share)
+    return capex * (1.0 - np.asarray(residual_value_share, dtype=float)) / life_hours(useful_life_years)
+
+
+def break_even_months(capex_usd, residual_value_share, rent_usd_per_month, running_usd_per_month):
+    """Months of use after which owning costs less than renting the same hours [month]: the purchase less its
+    resale value, over what a month of renting costs beyond a month of running the owned hardware (power,
+    operations). Infinite where renting a month costs no more than running one."""
+    saving = np.asarray(rent_usd_per_month, dtype=float) - np.asarray(running_usd_per_month, dtype=float)
+    net = np.asarray(capex_usd, dtype=float) * (1.0 - np.asarray(residual_value_share, dtype=float))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(saving > 0, net / np.where(saving > 0, saving, 1.0), np.inf)
+
+
+def energy_kwh(gpu_hours, tdp_w, server_power_factor, power_utilisation, pue):
+    """Electricity drawn from the grid for ``gpu_hours`` [kWh]: TDP x server factor x utilisation x PUE x h."""
+    return (np.asarray(gpu_hours, dtype=float) * np.asarray(tdp_w, dtype=float) / 1000.0
+            * np.asarray(server_power_factor) * np.asarray(power_utilisation) * np.asarray(pue))

@@ -1,0 +1,165 @@
+"""The lines the planning guides draw around each way to spend less, checked on a scenario: a redundancy factor
+below the guides' range, a checkpoint interval far from the Young/Daly optimum, a low training precision without a
+divergence allowance, spot capacity for a long pre-training run on a large cluster, log sampling below what failure
+diagnosis needs at the cluster's size, serving capacity below the traffic. Each warning says why, what it costs where modelled, and its source; the
+thresholds and sources are in ``data/boundaries.csv``.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..formulas import failures
+from ..reference.data import DataFileError, cached, data_dir, read_table
+
+
+#: The boundaries the checks below read, each a row of ``data/boundaries.csv``.
+BOUNDARIES = ("redundancy_factor_min", "checkpoint_interval_ratio_max", "spot_reclaims_max", "log_diagnosis_share_max",
+              "serving_unserved_share_max", "reserved_idle_share_max")
+#: The term a reservation commits to [years].
+RESERVED_YEARS = {"reserved_1y": 1, "reserved_3y": 3}
+HOURS_PER_YEAR = 8766.0
+
+
+def idle_commitment_gpu_hours(n_gpus, used_hours, mode) -> float:
+    """GPU-hours a reservation of ``n_gpus`` for whole terms of ``mode`` pays for and a use of ``used_hours``
+    (wall-clock) leaves idle [GPU-h]; 0 for a mode that commits to nothing."""
+    years = RESERVED_YEARS.get(str(mode))
+    if not years or used_hours <= 0:
+        return 0.0
+    term = years * HOURS_PER_YEAR
+    return float(n_gpus) * (math.ceil(used_hours / term - 1e-9) * term - used_hours)
+
+
+@cached
+def table():
+    """``data/boundaries.csv``, checked: a row for each of :data:`BOUNDARIES`, positive values."""
+    frame = read_table("boundaries.csv", numeric=("value",), required=("boundary", "value", "unit", "source"),
+                       key="boundary", bounds={"value": (0, 1e6)})
+    missing = [name for name in BOUNDARIES if name not in set(frame["boundary"])]
+    if missing:
+        raise DataFileError(str(data_dir() / "boundaries.csv"), f"no row for {', '.join(missing)} (allowed: a row "
+                            f"for each of {', '.join(BOUNDARIES)})")
+    return frame
+
+
+@cached
+def thresholds() -> dict[str, float]:
+    """Boundary -> threshold."""
+    return dict(zip(table()["boundary"], table()["value"]))
+
+
+@cached
+def sources() -> dict[str, str]:
+    return dict(zip(table()["boundary"], table()["source"]))
+
+
+def checkpoint_overhead_gpu_hours(f, interval_hours):
+    """Pre-training GPU-hours lost to interruptions and spent writing checkpoints at ``interval_hours`` [GPU-h]."""
+    n_gpus = f["n_gpus"]
+    o = failures.overhead(f["gpu_hours"] / n_gpus, n_gpus, f["interruptions_per_day"], interval_hours,
+                          f["checkpoint_write_hours"], f["restart_hours"])
+    return o["lost_gpu_hours"] + o["checkpoint_gpu_hours"]
+
+
+def field_of(warning: str) -> str | None:
+    """The scenario field a boundary warning is about (each starts ``field=value``), or None."""
+    from .scenario import fields
+    name = warning.split("=", 1)[0]
+    return name if "=" in warning and name in fields() else None
+
+
+def warnings(scenario, f) -> list[str]:
+    """The boundary warnings of a single scenario with figures ``f`` (see the module docstring); each starts with
+    the field it is about (``field=value``), so that an app can show it beside that field's control."""
+    limit, why = thresholds(), sources()
+    price = float(f["stage_price"]["pretrain"])
+    out = []
+    if scenario.redundancy_factor < limit["redundancy_factor_min"]:
+        out.append(f"redundancy_factor={scenario.redundancy_factor:g} is below the {limit['redundancy_factor_min']:g} "
+                   f"the planning guides keep as the least contingency ({why['redundancy_factor_min']})")
+    optimum = float(f["young_daly_interval_hours"])
+    interval = float(f["checkpoint_interval_hours"])
+    ratio = interval / optimum if np.isfinite(optimum) and optimum > 0 else 1.0
+    if scenario.checkpoint_interval_hours is not None and (ratio > limit["checkpoint_interval_ratio_max"]
+                                                          or ratio < 1 / limit["checkpoint_interval_ratio_max"]):
+        extra = float(checkpoint_overhead_gpu_hours(f, interval) - checkpoint_overhead_gpu_hours(f, optimum))
+        out.append(f"checkpoint_interval_hours={interval:g} is {ratio:.2g}x the Young/Daly optimum of {optimum:.2g} h "
+                   f"for this cluster: {'more work lost on each interruption' if ratio > 1 else 'more time writing'}, "
+                   f"about {extra:,.0f} GPU-h ({extra * price:,.0f} USD of GPU time) more in pre-training than at the optimum "
+                   f"({why['checkpoint_interval_ratio_max']})")
+    risks = failures.precision_risks()
+    if scenario.divergence_allowance == "none" and failures.precision_risk_values()[scenario.precision][0] > 0:
+        expected = float(f["divergence_gpu_hours"])
+        out.append(f"precision={scenario.precision} without a divergence allowance: a divergence restart is expected "
+                   f"with probability {float(f['divergence_probability']):.0%} over {scenario.tokens:.3g} tokens, "
+                   f"about {expected:,.0f} GPU-h ({expected * price:,.0f} USD of GPU time); set divergence_allowance=expected to "
+                   f"carry it ({risks.at[scenario.precision, 'source']})")
+    out += _reserved_warnings(scenario, f, limit["reserved_idle_share_max"], why["reserved_idle_share_max"])
+    if f["stage_mode"]["pretrain"] == "spot":
+        # the run's wall-clock time with its failures and restarts: reclaims come while it lasts
+        n_gpus, wall_hours = float(f["n_gpus"]), float(f["stage_days"]["pretrain"]) * 24.0
+        reclaims_per_day = n_gpus / scenario.gpus_per_node * scenario.spot_interruptions_per_node_month / failures.DAYS_PER_MONTH
+        share = reclaims_per_day / float(f["interruptions_per_day"]) if float(f["interruptions_per_day"]) > 0 else 0.0
+        lost = share * float(f["stage_overhead"]["pretrain"]["lost_gpu_hours"])
+        reclaims = reclaims_per_day * wall_hours / 24
+        if reclaims > limit["spot_reclaims_max"]:
+            out.append(f"pricing=spot for pre-training on {n_gpus:,.0f} GPUs over {wall_hours / 24:,.1f} days: about "
+                       f"{reclaims:,.0f} reclaims stop the whole job, losing {lost:,.0f} GPU-h "
+                       f"({lost / float(f['gpu_hours']):.1%} of the run, {lost * price:,.0f} USD of GPU time) besides the wait for "
+                       f"capacity to return ({why['spot_reclaims_max']})")
+    unserved = float(f["serving_unserved_share"]) if scenario.serving_months > 0 else 0.0
+    if np.isfinite(unserved) and unserved > limit["serving_unserved_share_max"]:
+        out.append(f"serving_headroom={scenario.serving_headroom:g}: capacity below the traffic "
+                   f"({'at each moment' if bool(f['serving_autoscaled']) else 'at the daily peak'}): about {unserved:.1%} "
+                   f"of requests ({unserved * scenario.requests_per_day:,.0f} a day) find no free replica and are "
+                   f"dropped or queued ({why['serving_unserved_share_max']})")
+    unlogged = (1.0 - scenario.log_sampling_ratio) * scenario.unlogged_diagnosis_minutes / 60.0
+    if unlogged > 0:
+        # failures only: a spot reclaim has a known cause and needs no search for a node
+        total_rate = float(f["interruptions_per_day"])
+        failure_rate = float(f["n_gpus"]) * scenario.gpu_failure_rate_per_day
+        interruptions = float(f["stage_overhead"]["pretrain"]["interruptions"]) * (
+            failure_rate / total_rate if total_rate > 0 else 0.0)
+        idle = interruptions * unlogged * float(f["n_gpus"])
+        if idle > limit["log_diagnosis_share_max"] * float(f["gpu_hours"]):
+            out.append(f"log_sampling_ratio={scenario.log_sampling_ratio:g} on {float(f['n_gpus']):,.0f} GPUs: "
+                       f"{1 - scenario.log_sampling_ratio:.0%} of the {interruptions:,.0f} failures expected lack "
+                       f"the failing node's logs, adding about {idle:,.0f} GPU-h ({idle * price:,.0f} USD of GPU time) of idle "
+                       f"cluster while it is found ({why['log_diagnosis_share_max']})")
+    return out
+
+
+def _reserved_warnings(scenario, f, share_max: float, why: str) -> list[str]:
+    """A reservation (of the cluster or of a stage) whose whole terms the plan leaves more than ``share_max`` idle."""
+    n_gpus, out = float(f["n_gpus"]), []
+    modes = {group: str(np.ravel(mode)[0]) for group, mode in f["stage_mode"].items()}
+    groups = {  # price group -> (field, GPUs held, wall-clock hours used)
+        "pretrain": ("pricing", n_gpus, float(f["stage_days"]["pretrain"]) * 24.0),
+        "post_training": ("post_training_pricing", n_gpus, sum(float(f["stage_days"][s]) for s in
+                                                               ("sft", "preference", "evaluation")) * 24.0),
+        "serving_base": ("serving_pricing", float(f["serving_base_gpu_hours"]) / max(scenario.serving_months, 1e-9)
+                         / (HOURS_PER_YEAR / 12.0), scenario.serving_months * HOURS_PER_YEAR / 12.0),
+    }
+    if modes["post_training"] == modes["pretrain"]:  # one commitment for the cluster's training stages
+        field, gpus, hours = groups.pop("post_training")
+        groups["pretrain"] = ("pricing", n_gpus, groups["pretrain"][2] + hours)
+    if modes["experiments"] in RESERVED_YEARS:  # trial-and-error runs on a reservation of their own
+        experiment_hours = float(f["gpu_hours"]) * (scenario.experiment_fraction + scenario.ablation_runs
+                                                    * scenario.ablation_run_fraction) / n_gpus
+        if modes["experiments"] != modes["pretrain"]:
+            groups["experiments"] = ("experiment_pricing", n_gpus, experiment_hours)
+    for group, (field, gpus, hours) in groups.items():
+        mode = modes[group]
+        if mode not in RESERVED_YEARS or gpus <= 0 or hours <= 0:
+            continue
+        # the share other work is said to absorb is not idle (commitment_other_use_share)
+        idle = idle_commitment_gpu_hours(gpus, hours, mode) * (1.0 - float(scenario.commitment_other_use_share))
+        if idle > share_max * (idle + gpus * hours):
+            price = float(np.ravel(f["stage_price"][group])[0])
+            term_days = RESERVED_YEARS[mode] * 365.25 * math.ceil(hours / (RESERVED_YEARS[mode] * HOURS_PER_YEAR) - 1e-9)
+            out.append(f"{field}={getattr(scenario, field)}: {group.replace('_', ' ')} uses its {gpus:,.0f} reserved "
+                       f"GPUs {hours / 24:,.1f} days of the commitment's {term_days:,.0f}: {idle:,.0f} GPU-h "
+                       f"({idle * price:,.0f} USD of GPU time) paid idle unless other work fills them ({why})")
+    return out

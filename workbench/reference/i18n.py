@@ -1,0 +1,391 @@
+"""User-facing words in English and Simplified Chinese (field labels and help live in
+``data/scenario_fields.csv``; this table holds the rest: stages, categories, units, app text)."""
+from __future__ import annotations
+
+import re
+
+LANGUAGES = ("en", "zh")
+
+TEXT = {
+    # stages and groups
+    "pretrain": ("Pre-training", "预训练"), "sft": ("SFT", "监督微调"), "preference": ("Preference tuning", "偏好对齐"),
+    "evaluation": ("Evaluation", "评测"), "inference": ("Inference", "推理服务"), "finetune": ("Fine-tuning", "微调"),
+    # categories
+    "compute": ("Compute", "算力"), "storage": ("Storage", "存储"), "network": ("Network", "网络"),
+    "annotation": ("Annotation", "标注"), "logging": ("Logging", "日志"), "staff": ("Staff", "人员"),
+    "power": ("Power", "电力"), "failures": ("Failures", "故障"), "experiments": ("Experiments", "实验"),
+    "redundancy": ("Redundancy", "冗余"), "fixed": ("fixed", "固定"), "elastic": ("elastic", "弹性"),
+    # units
+    "parameters": ("parameters", "参数"), "tokens": ("tokens", "token"), "days": ("days", "天"), "GPUs": ("GPUs", "块 GPU"),
+    "fraction": ("fraction", "比例"), "months": ("months", "月"), "hours": ("hours", "小时"), "minutes": ("minutes", "分钟"),
+    "years": ("years", "年"), "epochs": ("epochs", "轮"), "examples": ("examples", "条"), "comparisons": ("comparisons", "次"),
+    # app
+    "title": ("LLM Cost Workbench", "大模型成本工作台"),
+    "subtitle": ("What a training run costs, and why: every figure with its formula and source.",
+                 "一次训练要花多少钱、为什么：每个数字都有公式和出处。"),
+    "preset": ("Preset", "预设"), "language": ("Language", "语言"), "currency": ("Currency", "货币"),
+    "advanced": ("Advanced", "高级设置"), "basic": ("Main inputs", "主要输入"), "auto": ("auto", "自动"),
+    "auto_hint": ("empty = auto", "留空 = 自动"),
+    "total_cost": ("Total cost", "总成本"), "gpu_hours": ("Pre-training GPU-hours", "预训练 GPU 小时"),
+    "wall_days": ("Wall-clock", "工期"), "n_gpus": ("GPUs", "GPU 数量"),
+    "per_million": ("Pre-training cost per million tokens", "每百万训练 token 的预训练成本"),
+    "serving": ("Serving (GPU cost)", "推理服务（GPU 成本）"),
+    "per_million_in": ("per million input tokens", "每百万输入 token"),
+    "per_million_out": ("per million output tokens", "每百万输出 token"),
+    "blended": ("blended", "综合"), "per_request": ("per request", "每请求"),
+    "replica": ("GPUs per replica", "每副本 GPU"), "batch": ("batch", "批大小"),
+    "tpot": ("ms per output token", "毫秒/输出 token"), "serving_gpus": ("serving GPUs", "推理 GPU"),
+    "serving_traffic": ("at {requests:,.0f} requests a day, peak {peak:g}x the average, {utilisation:.0%} of capacity used",
+                        "按每天 {requests:,.0f} 个请求、峰值为均值的 {peak:g} 倍计，容量利用率 {utilisation:.0%}"),
+    "serving_not_in_total": ("not in the total: serving_months = 0", "未计入总成本：推理月数为 0"),
+    "serving_in_total": ("in the total for {months:g} months", "已计入总成本 {months:g} 个月"),
+    "not_served": ("no serving figure for this plan (see the warnings)", "本方案无推理数据（见警告）"),
+    "days_total": ("days for all training stages, failures included", "天（全部训练阶段，含故障）"),
+    "chart_stage": ("Cost by stage and category", "各阶段、各类别成本"),
+    "chart_tornado": ("Sensitivity: total cost at low / high input", "敏感性：输入取低 / 高值时的总成本"),
+    "chart_split": ("Pre-training vs fine-tuning vs inference", "预训练、微调与推理的占比"),
+    "chart_burn": ("Planned spend over time, with budget alert lines", "计划支出随时间变化及预算预警线"),
+    "chart_size": ("Cost against model size at compute-optimal tokens", "计算最优 token 数下成本随模型规模的变化"),
+    "chart_compare": ("Scenario A against B", "方案 A 与 B 对比"),
+    "chart_range": ("Range of total cost (Monte Carlo over uncertain inputs)", "总成本区间（对不确定输入的蒙特卡洛模拟）"),
+    "range": ("Likely range (P10–P90)", "可能区间（P10–P90）"),
+    "cost": ("Cost", "成本"), "stage": ("Stage", "阶段"), "category": ("Category", "类别"), "share": ("Share", "占比"),
+    "input": ("Input", "输入"), "low": ("low", "低"), "high": ("high", "高"), "change": ("Change in total", "总成本变化"),
+    "day": ("Day", "天"), "spent": ("Spent", "已花费"), "budget_line": ("alert", "预警"), "model_size": ("Parameters", "参数量"),
+    "this_plan": ("this plan", "当前方案"), "value": ("value", "取值"), "scenario": ("Scenario", "方案"),
+    "lines": ("Cost lines, with formula and source", "成本明细（含公式与出处）"),
+    "download_csv": ("Download cost lines (CSV)", "下载成本明细（CSV）"),
+    "download_json": ("Download scenario (JSON)", "下载方案（JSON）"),
+    "export_png": ("Export charts (PNG)", "导出图表（PNG）"), "load_json": ("Load scenario (JSON)", "载入方案（JSON）"),
+    "copy_link": ("Copy link", "复制链接"), "copied": ("Link copied", "链接已复制"),
+    "pin": ("Pin as A", "固定为方案 A"), "unpin": ("Clear A", "清除方案 A"),
+    "compare_hint": ("Pin the current scenario as A, change inputs, and compare.",
+                     "将当前方案固定为 A，修改输入后进行对比。"),
+    "difference": ("B - A", "B - A"), "total": ("Total", "合计"),
+    "invalid": ("Not applied", "未应用"), "warnings": ("Notes", "提示"),
+    "recompute_ms": ("recomputed in", "重算耗时"),
+    "redraw_ms": ("figures and chart data sent in", "数字与图表数据发送耗时"),
+    "alerts": ("Budget alerts", "预算预警"), "not_reached": ("not reached", "未达到"),
+    "budget_basis_plan": ("against the plan's total", "以计划总额为基准"),
+    "budget_basis_given": ("against the budget", "以预算为基准"),
+    "url_error": ("Some link parameters were not applied", "部分链接参数未被应用"),
+    "load_error": ("The file was not loaded", "文件未载入"),
+    "mfu_prior": ("prior", "先验"),
+    "memory_per_gpu": ("Memory per GPU", "每卡显存"),
+    "memory_of_usable": ("{used} GiB of {usable} GiB usable ({capacity} GiB x {share})",
+                         "{used} GiB，可用 {usable} GiB（{capacity} GiB × {share}）"),
+    "layout_line": ("layout TP {tp} × PP {pp} × DP {dp}, ZeRO-{zero}, micro-batch {mb}",
+                    "并行布局 TP {tp} × PP {pp} × DP {dp}，ZeRO-{zero}，微批 {mb}"),
+    "mfu_parts": ("MFU {mfu}: kernel efficiency {kernel} for a run of this compute on 1,024 GPUs ({generation}, {basis}) "
+                  "× {layout} for this layout and cluster",
+                  "MFU {mfu}：同等算力的训练在 1,024 块 GPU 上的算子效率 {kernel}（{generation}，{basis}）× 本并行布局与集群规模的系数 {layout}"),
+    "basis_fitted": ("fitted on published runs", "由公开训练记录拟合"),
+    "basis_extrapolated": ("extrapolated: no published run of this generation; {ref} × {speedup} per GPU measured "
+                           "by {benchmark}", "外推：该代际没有公开训练记录；按 {benchmark} 实测的每卡 {speedup} 倍于 {ref}"),
+    "basis_all": ("extrapolated: no published run of this generation and no measured speed-up; the H100's share of "
+                  "peak", "外推：该代际既无公开训练记录也无实测加速比；取 H100 的峰值利用率"),
+    "unfit_title": ("Does not fit in memory", "显存放不下"),
+    "unfit_need": ("needs {used} GiB per GPU, {usable} GiB usable.", "每卡需要 {used} GiB，可用 {usable} GiB。"),
+    "unfit_layout": ("Set {tp_label} {tp}, {pp_label} {pp}, {zero_label} {zero} and {mb_label} {mb}: it fits on these {n} GPUs.",
+                     "把{tp_label}设为 {tp}、{pp_label}设为 {pp}、{zero_label}设为 {zero}、{mb_label}设为 {mb}：在这 {n} 块 GPU 上放得下。"),
+    "unfit_gpus": ("Or set {n_label} to at least {n}.", "或把{n_label}设为至少 {n}。"),
+    "unfit_gpus_only": ("Set {n_label} to at least {n}.", "请把{n_label}设为至少 {n}。"),
+    "unfit_none": ("No layout fits at any GPU count: use full recompute, a shorter sequence or a GPU with more memory.",
+                   "任何 GPU 数量下都放不下：请使用完全重计算、更短的序列或显存更大的 GPU。"),
+    "unfit_totals": ("The totals below assume it fits.", "下列合计按放得下计算，仅供参考。"),
+    "none_on_record": ("none on record", "无记录"), "ratio": ("ratio", "比值"),
+    # the programme view
+    "data_processing": ("Data processing", "数据处理"), "debug": ("Debug environments", "调试环境"),
+    "security": ("Security and compliance", "安全与合规"),
+    "usd_per_million_trained_tokens": ("Training cost per million trained tokens", "每百万训练 token 的训练成本"),
+    "usd_per_million_served_tokens": ("Serving cost per million served tokens", "每百万推理 token 的推理成本"),
+    "productive_gpu_hour_share": ("Share of training GPU-hours that trained a model", "训练 GPU 小时中有效训练的占比"),
+    "fixed_share": ("Fixed share of the month's cost", "当月成本中固定成本的占比"),
+    "view_single": ("Single run", "单次训练"), "view_programme": ("Programme", "项目计划"),
+    "programme_preset": ("Programme", "项目计划"), "loaded_file": ("Loaded file", "已载入的文件"),
+    "chart_months": ("Cost per month by category", "各月各类别成本"),
+    "chart_budget": ("Cumulative spend against each budget, with alert lines", "各项预算的累计支出与预警线"),
+    "chart_attribution": ("Cost by {key} and category", "按{key}与类别归属的成本"),
+    "chart_kpis": ("Unit costs per month", "各月单位成本"), "month": ("Month", "月份"),
+    "chart_own_or_rent": ("Owning the fleet or renting its hours: cumulative cost",
+                          "自有集群与按小时租用：累计成本"),
+    "own_fleet": ("Own (purchase up front, then power and operations)", "自有（先付购置款，再付电费与运维）"),
+    "rent_hours": ("Rent the same hours on demand", "按需租用相同的小时数"),
+    "fleets": ("Committed GPUs (fleets)", "承诺的 GPU（集群）"),
+    "fleet_name": ("Fleet", "集群"), "fleet_gpus": ("GPUs", "GPU 数"), "fleet_bought": ("Bought", "购买方式"),
+    "fleet_months": ("Months", "月份"), "fleet_committed": ("Committed", "承诺金额"),
+    "fleet_idle": ("Paid idle (in the horizon)", "空闲支付（规划期内）"), "fleet_used": ("Used", "利用率"),
+    "fleet_break_even": ("Owning beats renting after", "自有优于租用的时点"),
+    "months_of_use": ("{months:.0f} months of use", "使用 {months:.0f} 个月后"),
+    "never": ("not within its useful life at this use", "按当前利用率，在使用年限内不会"),
+    "attribute_by": ("Attribute by", "归属维度"), "programme_total": ("Programme total", "项目计划总成本"),
+    "first_run": ("First training run", "首次训练"), "after_first_run": ("Everything after it", "此后的全部成本"),
+    "beyond_horizon": ("after the horizon (retention tails, commitments and work running past it; not in the total)",
+                       "规划期之后（保留期尾部、承诺期剩余与跨越规划期的工作；未计入总成本）"),
+    "alert_month": ("{resource}: {percent:g} % in month {month}", "{resource}：第 {month} 个月达到 {percent:g} %"),
+    "alert_none": ("{resource}: no alert line reached", "{resource}：未达到任何预警线"),
+    "download_programme": ("Download programme (JSON)", "下载项目计划（JSON）"),
+    "download_monthly": ("Download monthly lines (CSV)", "下载月度明细（CSV）"),
+    "load_programme": ("Load programme (JSON or TOML)", "载入项目计划（JSON 或 TOML）"),
+    "programme_not_applied": ("Not applied: the figures are for the last valid programme (greyed)",
+                              "未应用：图表仍为上一个有效项目计划（灰色）"),
+    "file_not_in_link": ("A loaded file is not in the link: download it to share it.",
+                         "载入的文件不在链接中：请下载后分享。"),
+    "programme_loaded": ("Loaded {name}", "已载入 {name}"),
+    # the bill against the plan
+    "planned": ("planned", "计划"), "actual": ("actual", "实际"), "bill": ("Whole bill", "全部账单"),
+    "chart_plan_vs_actual": ("Cumulative billed spend: plan (dashed) against actual (solid), with alert lines",
+                             "累计账单支出：计划（虚线）与实际（实线）对比及预警线"),
+    "load_bill": ("Load a billing export (FOCUS: CSV, CSV.gz, Parquet)", "载入账单导出（FOCUS：CSV、CSV.gz、Parquet）"),
+    "bill_not_compared": ("The bill was read but not compared", "账单已读取，但未能比较"),
+    "bill_value": ("value", "取值"), "bill_row": ("row", "行"), "bill_column": ("column", "列"),
+    "bill_reason": ("reason", "原因"),
+    "bill_start": ("Plan month 1 is", "计划第 1 个月为"),
+    "bill_summary": ("{rows:,} charges read from {name}; {rejected:,} rows rejected ({rejected_money}); actual to date "
+                     "{actual}, planned {planned}; forecast at the plan's end {forecast} on the bill",
+                     "从 {name} 读取 {rows:,} 条费用；拒绝 {rejected:,} 行（{rejected_money}）；迄今实际 {actual}，"
+                     "计划 {planned}；计划期末账单预测 {forecast}"),
+    "bill_flags": ("Flags", "提示"), "bill_rejected": ("Rejected rows", "被拒绝的行"),
+    "bill_by_tag": ("Planned and actual to date by {key}", "迄今按{key}的计划与实际"),
+    "reject_record_extra": ("has more fields than the header's {fields} (an unquoted comma?)",
+                            "字段数多于表头的 {fields} 个（是否有未加引号的逗号？）"),
+    "reject_record_short": ("has fewer fields than the header's {fields} (a line cut short?)",
+                            "字段数少于表头的 {fields} 个（是否有被截断的行？）"),
+    "reject_record_long_field": ("has a field longer than 131,072 characters", "有字段长度超过 131,072 个字符"),
+    "reject_cost_empty": ("is empty (FOCUS requires a cost on every row)", "为空（FOCUS 要求每行都有费用）"),
+    "reject_cost_not_number": ("is not a number", "不是数字"),
+    "reject_cost_huge": ("is beyond {limit} in amount (no single charge is that large)",
+                         "金额超过 {limit}（单笔费用不会这么大）"),
+    "reject_not_date": ("is not a date and time", "不是日期时间"),
+    "reject_end_before_start": ("is before ChargePeriodStart", "早于 ChargePeriodStart"),
+    "reject_text_empty": ("is empty (FOCUS requires it on every row)", "为空（FOCUS 要求每行都有）"),
+    "reject_no_rate": ("has no exchange rate (the command line takes --rate CUR=units per USD)",
+                       "没有汇率（命令行可用 --rate 币种=每美元单位数）"),
+    "reject_tags_not_object": ("is not a JSON object of tags", "不是 JSON 对象形式的标签"),
+    "reject_tags_nested": ("holds an object or list as a tag's value (FOCUS tags are key-value pairs of plain values)",
+                           "标签值为对象或列表（FOCUS 标签是简单值的键值对）"),
+    "(unattributed)": ("(unattributed)", "（未归属）"),
+    "bill_forecast_like": ("Like for like: {forecast} forecast on the bill against {planned} the plan puts on it",
+                           "同口径：账单预测 {forecast}，计划中体现在账单上的部分为 {planned}"),
+    "bill_more_values": ("... and {count:,} more values (workbench actuals --json lists them all)",
+                         "……另有 {count:,} 个取值（workbench actuals --json 可列出全部）"),
+    "bill_credits": ("Apart from usage and purchases (all in the totals): {items}", "用量与购买以外的费用（均计入总额）：{items}"),
+    "bill_unrecognised": ("{column}: values FOCUS does not define, counted as they are: {values}",
+                          "{column}：FOCUS 未定义的取值，按原样计入：{values}"),
+    "bill_projected": ("{resource} budget {budget}: 100 % not reached yet; the forecast reaches it in {month}",
+                       "{resource}预算 {budget}：尚未用完；按预测将于 {month} 用完"),
+    "bill_spent": ("{resource} budget {budget}: 100 % reached on {day}", "{resource}预算 {budget}：已于 {day} 用完"),
+    "bill_projected_never": ("{resource} budget {budget}: 100 % not reached, nor by the forecast within the plan",
+                             "{resource}预算 {budget}：尚未用完，按预测在计划期内也不会用完"),
+    "bill_more_rejected": ("... and {count:,} more problems (workbench actuals --json lists them all)",
+                           "……另有 {count:,} 个问题（workbench actuals --json 可列出全部）"),
+    "levers_title": ("Levers: what to change to spend less", "优化杠杆：如何降低成本"),
+    "levers_find": ("Find levers", "查找杠杆"),
+    "levers_apply": ("Apply", "应用"),
+    "levers_hint": ("Prices each way to spend less on this scenario, with its risk (one batch of estimates).",
+                    "为当前方案计算每种降本方式及其风险（一次批量估算）。"),
+    "levers_explained": ("Ranked by risk-adjusted saving. Saving: if nothing goes wrong; risk: the expected cost of "
+                         "what may (modelled where the literature gives a basis, otherwise stated); Apply puts the "
+                         "lever into the scenario, its cluster kept.",
+                         "按风险调整后节省排序。节省：一切顺利时；风险：可能发生问题的期望成本（有文献依据处建模，"
+                         "否则文字说明）；“应用”将该杠杆放入方案，集群规模不变。"),
+    "levers_row": ("{name}: saves {saving}, risk {risk}, risk-adjusted {adjusted}, {days} ({changes})",
+                   "{name}：节省 {saving}，风险 {risk}，风险调整后 {adjusted}，{days}（{changes}）"),
+    "levers_sooner": ("done {days:.1f} days sooner", "提前 {days:.1f} 天完成"),
+    "levers_later": ("done {days:.1f} days later", "推迟 {days:.1f} 天完成"),
+    "levers_same_days": ("same duration", "时长不变"),
+    "levers_applied": ("Applied: {name} ({changes}; the cluster's size kept). Find levers again for this scenario.",
+                       "已应用：{name}（{changes}；集群规模不变）。可为当前方案再次查找杠杆。"),
+    "levers_not_applicable": ("Not applicable here:", "此处不适用："),
+    "levers_crosses": ("Crosses a boundary:", "越过边界："),
+    "levers_risk_not_priced": ("not priced (below)", "未定价（见下）"),
+    "bill_not_read": ("The billing export was not read", "账单导出未能读取"),
+    "flag_over_plan": ("{category}: {actual} spent to date against {planned} planned ({change}; flagged above {limit})",
+                       "{category}：迄今支出 {actual}，计划 {planned}（{change}；超过 {limit} 时提示）"),
+    "flag_unit_cost": ("{service}: cost per {unit} rose {change} from {start} to {end} ({before} -> {after} {currency})",
+                       "{service}：每 {unit} 成本从 {start} 到 {end} 上升 {change}（{before} -> {after} {currency}）"),
+    "flag_idle": ("{service} {resource}: {cost} billed over {rows} row(s) with no usage",
+                  "{service} {resource}：{rows} 行计费共 {cost}，但没有用量"),
+    "flag_partial_month": ("the bill covers {share} of {month}: that month is compared with the same share of its "
+                           "plan, and the rest of it is forecast", "账单覆盖 {month} 的 {share}：该月按同样比例的计划比较，其余部分计入预测"),
+    "flag_months_missing": ("the bill has no charge in {count} month(s) between its first and last ({months}): a "
+                            "month missing from the export, or a stray date (set plan month 1)",
+                            "账单首末月之间有 {count} 个月没有费用（{months}）：导出缺月或日期有误（可设置计划第 1 个月）"),
+    "flag_no_billed_budget": ("the programme's budgets include what a bill does not show (staff, annotation), so no "
+                              "alert line is drawn on the bill; a budget of compute, storage, network, logging or "
+                              "security would be",
+                              "项目预算包含账单上看不到的费用（人员、标注），因此账单上不画预警线；算力、存储、网络、日志或安全预算会画出"),
+    "flag_plan_not_whole": ("the plan does not hold all of its work: {warning}", "计划未包含其全部工作：{warning}"),
+    "flag_outside": ("{count} month(s) of the bill fall outside the plan ({months}): not compared",
+                     "账单中有 {count} 个月不在计划期内（{months}）：未比较"),
+    # the timeline's warnings ({money}: an amount in the display currency)
+    "tw_budget_spent": ("The {resource} budget ({budget}) is spent by month {month} of {horizon}; the plan reaches "
+                        "{percent:.0%} of it by the horizon.",
+                        "{resource}预算（{budget}）在第 {month} 个月（共 {horizon} 个月）用完；到规划期末达到预算的 {percent:.0%}。"),
+    "tw_cycles_late": ("Workstream {name!r}: {late} of its {cycles} cycles start after month {horizon}; their costs are "
+                       "not in the total (see the amount after the horizon).",
+                       "工作流 {name!r}：{cycles} 轮中有 {late} 轮在第 {horizon} 个月之后开始，其成本未计入总成本（见规划期之后的金额）。"),
+    "tw_served_after": ("Workstream {name!r}: its last release in the horizon is served until month {month}; serving "
+                        "after month {horizon} is not priced.",
+                        "工作流 {name!r}：规划期内最后一个版本在线至第 {month} 个月；第 {horizon} 个月之后的推理未计价。"),
+    "tw_retired": ("Workstream {name!r}: its last release is retired on day {day:.0f} of month {month}; nothing is "
+                   "served from then to the end of month {horizon} (add cycles or keep versions live longer).",
+                   "工作流 {name!r}：最后一个版本在第 {month} 个月的第 {day:.0f} 天下线；此后到第 {horizon} 个月末没有推理服务"
+                   "（可增加发布轮数或延长版本在线时间）。"),
+    "tw_serving_gap": ("Workstream {name!r}: each version is retired {gap:.2g} months before the next is released "
+                       "(serve_months {serve:g} < every_months {every}); no version serves in those weeks and their "
+                       "traffic is neither served nor billed.",
+                       "工作流 {name!r}：每个版本在下一个版本发布前 {gap:.2g} 个月即下线（在线月数 {serve:g} < 发布间隔 {every}）；"
+                       "这段时间没有版本提供服务，其流量既未服务也未计费。"),
+    "tw_fleet_idle": ("Fleet {name!r}: {share:.0%} of its committed GPU-hours in the horizon are idle ({amount}); "
+                      "a smaller fleet, a shorter term, or more work on it would use them.",
+                      "集群 {name!r}：规划期内 {share:.0%} 的承诺 GPU 小时闲置（{amount}）；可缩小集群、缩短期限或安排更多工作。"),
+    "tw_fleet_overflow": ("From month {month} the {gpu} fleets do not hold all the work (they are full, or their term "
+                          "is over): {gpu_hours:,.0f} GPU-h in the horizon are bought as each workstream buys that "
+                          "stage, on demand where it was reserved or owned.",
+                          "从第 {month} 个月起，{gpu} 集群容纳不下全部工作（已满或承诺期已结束）：规划期内有 "
+                          "{gpu_hours:,.0f} GPU 小时按各工作流该阶段的方式购买，原为预留或自有的按需购买。"),
+    "tw_beyond": ("{amount} fall after month {horizon} (storage retention and archive tails, work of cycles that "
+                  "start or end after it, and the rest of the fleets' terms) and are not in the total.",
+                  "{amount} 发生在第 {horizon} 个月之后（存储保留期与归档尾部、在此之后开始或结束的轮次，以及集群承诺期的剩余部分），"
+                  "未计入总成本。"),
+    "workstream": ("workstream", "工作流"), "team": ("team", "团队"), "project": ("project", "项目"),
+    "model_version": ("model version", "模型版本"), "environment": ("environment", "环境"),
+    "data_error": ("The planner cannot start: a data table is invalid", "规划工具无法启动：数据表无效"), "allowed": ("allowed", "允许"),
+    "used_instead": ("used instead", "改用"),
+    "compare_what": ("A: the pinned scenario; B: the current inputs. Changed:", "A：固定的方案；B：当前输入。改动："),
+    "compare_same": ("nothing yet (change an input)", "暂无（请修改输入）"),
+    "gpu_left_default": ("gpu={gpu} cannot be priced as linked ({reason}), so the link opens on the default "
+                         "accelerator, {default}: add price_per_gpu_hour=... to the link to plan on {gpu}",
+                         "gpu={gpu} 无法按链接计价（{reason}），因此链接以默认加速卡 {default} 打开："
+                         "在链接中加入 price_per_gpu_hour=... 即可按 {gpu} 规划"),
+    "stale": ("The figures, the link and the downloads are for the last valid inputs (greyed): correct {field} "
+              "to update them",
+              "图表、数字、链接与下载内容对应上一次有效的输入（已变灰）：请更正“{field}”以更新"),
+    "internal_error": ("This scenario could not be computed, so the page still shows the last one that could. "
+                       "The details are in the server's log; please report the scenario.",
+                       "无法计算该方案，页面仍显示上一个可计算的方案。详情见服务器日志，请反馈该方案。"),
+    "item": ("item", "项目"), "quantity": ("quantity", "数量"), "unit_cost": ("unit cost", "单价"),
+    "type": ("type", "类型"), "formula_source": ("formula · source", "公式 · 出处"),
+}
+
+
+#: Validation problems (``ScenarioError.problem``) and allowed-value texts in Chinese; a problem not listed
+#: here (one with a GPU name or a number in it) is shown in English.
+PROBLEMS_ZH = {
+    "is a vanishing fraction of a token": "是微不足道的 token 分数",
+    "is not a whole number of the hardware's useful lives": "不是硬件使用年限的整数倍",
+    "is not a number": "不是数字", "is not a finite number": "不是有限的数字", "is not a whole number": "不是整数",
+    "is out of range": "超出允许范围", "is not an object": "不是对象", "is not a non-empty text": "不是非空文本",
+    "is too long or holds control characters": "过长或含有控制字符", "is missing": "缺失",
+    "is not a list of stages": "不是阶段列表", "is not a training stage": "不是训练阶段",
+    "is missing or not supported": "缺失或不受支持", "is not in increasing order without repeats": "不是无重复的递增顺序",
+    "a JSON or TOML file saved as UTF-8": "以 UTF-8 保存的 JSON 或 TOML 文件",
+    "a JSON or TOML object (workbench plan --example)": "JSON 或 TOML 对象（见 workbench plan --example）", "is too large": "数值过大", "is not text": "不是文本", "is required": "必填",
+    "is empty": "为空", "contains control or unassigned characters": "含有控制字符或未分配的字符",
+    "is not one of the allowed values": "不是允许的取值", "is not a list of numbers": "不是数字列表",
+    "must be a scalar or a non-empty 1-d array": "必须是单个值或非空的一维数组",
+    "is given twice in the URL": "在链接中出现了两次", "is not a currency of the app": "不是本应用支持的货币", "is not a preset": "不是预设的名称",
+    "is not a programme setting": "不是项目计划的设置",
+    "has nothing to change: the programme has no release workstream": "无可更改：该项目计划没有发布工作流", "is given twice in the file": "在文件中出现了两次",
+    "is not supported by this version of the workbench": "本版本不支持",
+    "is not a JSON object": "不是 JSON 对象", "is nested too deeply": "嵌套层数过多",
+    "holds several values; this loads one scenario": "包含多个取值；此处只能载入一个方案",
+    "the catalog has no FLOPS figure for this accelerator": "目录中没有该加速器的算力数据",
+    "a batch of scenarios has no URL form": "批量方案无法生成链接",
+    "JSON object": "JSON 对象", "a JSON object": "JSON 对象", "one value per field": "每个字段一个取值",
+    "a single scenario": "单个方案",
+    "names the programme's own lines (security)": "是项目计划自身费用（安全与合规）使用的名称", "another name": "另一个名称",
+    "is the name of a workstream (attribution by workstream would merge them)": "与某个工作流同名（按工作流归集时会被合并）",
+    "is given twice in the same object": "在同一个对象中出现了两次", "each key once": "每个键只出现一次",
+    "is used twice": "被使用了两次", "a name of its own per entry": "每项一个独立的名称",
+    "a name of its own per workstream": "每个工作流一个独立的名称", "a name of its own": "独立的名称",
+    "is the name of a workstream or staff entry": "与某个工作流或人员同名", "is not a way of committing to GPUs": "不是承诺 GPU 的方式",
+    "is set; in a programme each release is served for serve_months":
+        "已设置；项目计划中每个版本按工作流的 serve_months（在线月数）提供服务",
+    "serving_months = 0 and serve_months on the workstream": "serving_months = 0，并在工作流上设置 serve_months",
+}
+#: (English start of a problem, Chinese text with ``{rest}`` for what follows the start).
+_PROBLEM_PREFIXES_ZH = (("contains a comma;", "含有逗号；小数请用小数点，不要用千位分隔符（如 1.5T、7500000 或 7.5M）"),
+                        ("unknown field;", "未知字段；见 data/scenario_fields.csv"),
+                        ("is not valid JSON", "不是有效的 JSON"), ("is not UTF-8 text", "不是 UTF-8 文本"),
+                        ("is below tensor_parallel x pipeline_parallel=", "低于张量并行 × 流水线并行 = {rest}"),
+                        ("exceeds params=", "超过总参数量 {rest}"))
+
+
+#: (pattern of a problem that holds numbers, Chinese text with the pattern's groups as {0}, {1}, ...).
+_PROBLEM_PATTERNS_ZH = (
+    # a programme file's problems and allowed values (workbench.programmes.programme)
+    (r"a month from 1 to the horizon \((\d+)\)", "1 到规划期末（第 {0} 个月）之间的月份"),
+    (r"is not a programme field; did you mean (.+)\?", "不是项目计划的字段；是否想输入 {0}？"),
+    (r"is not a workstream field; did you mean (.+)\?", "不是工作流的字段；是否想输入 {0}？"),
+    (r"is not a staff field; did you mean (.+)\?", "不是人员的字段；是否想输入 {0}？"),
+    (r"is not a programme field", "不是项目计划的字段"), (r"is not a workstream field", "不是工作流的字段"),
+    (r"is not a staff field", "不是人员的字段"),
+    (r"a name of 1 to (\d+) (?:printable )?characters(?: on one line)?", "1 到 {0} 个可打印字符的名称（单行）"),
+    (r"ends before workstream (.+) starts \(month (\d+)\)", "早于工作流 {0} 的开始（第 {1} 个月）"),
+    (r"takes ([\d,]+) requests a day past (\S+) within the (\d+) months from its start to the horizon",
+     "在从开始到规划期末的 {2} 个月内使每天 {0} 次请求超过 {1}"),
+    (r"(.+) \((workstream .+)\)", "{0}（{1}）"),
+    (r"is more pipeline stages than the model's ([\d,]+) layers", "流水线级数超过模型的 {0} 层"),
+    (r"is more than the model's ([\d,]+) attention heads \(d_model / (\d+)\)", "超过模型的 {0} 个注意力头（d_model / {1}）"),
+    (r"unknown GPU (.+); closest: (.+) \(see `workbench gpus`\)", "未知的 GPU 型号 {0}；最接近的：{1}（见 `workbench gpus`）"),
+    (r"(\S+) has no (\S+) peak in the catalog", "目录中没有 {0} 的 {1} 峰值算力"),
+    (r"(\S+) has no memory bandwidth in the catalog for the serving roofline", "目录中没有 {0} 的显存带宽，无法计算推理"),
+    (r"(\S+) has no published TDP for the power cost", "{0} 没有公开的功耗（TDP），无法计算电费"),
+    (r"no price on record for (\S+); set price_per_gpu_hour", "没有 {0} 的价格记录；请填写每 GPU 小时价格（price_per_gpu_hour）"),
+    (r"no (\S+) price from '(.+)' for (\S+) \(on record: (.*)\); set price_per_gpu_hour or provider=median",
+     "供应商 {1} 没有 {2} 的 {0} 价格（已有记录：{3}）；请填写每 GPU 小时价格，或选择 provider=median"),
+    (r"no purchase price on record for (\S+) \(data/hardware_prices.csv\); give one for self_hosted pricing",
+     "没有 {0} 的采购价记录（data/hardware_prices.csv）；自建机房计价需填写采购价"),
+    (r"is not UTF-8 text \(byte (\d+)\)", "不是 UTF-8 文本（第 {0} 字节）"),
+    (r"is not valid JSON \((.*)\)", "不是有效的 JSON（{0}）"),
+    (r"is too large for a scenario file", "作为方案文件过大"),
+    (r"serving for serving_months > 0 needs the weights \(([\d,]+) GB in (\S+)\) and one request's KV cache in one "
+     r"replica, which takes (.+) of (\S+) memory(.*)", "推理月数大于 0 时，一个副本须放下权重（{0} GB，{1}）和一个请求的 "
+     "KV 缓存，这需要 {2} 的 {3} 显存{4}"),
+)
+
+
+def problem_zh(problem: str) -> str:
+    """The Chinese text of a validation problem, or the English one when there is no translation."""
+    if problem in PROBLEMS_ZH:
+        return PROBLEMS_ZH[problem]
+    for pattern, text in _PROBLEM_PATTERNS_ZH:
+        match = re.fullmatch(pattern, problem)
+        if match:
+            groups = [problem_zh(g) for g in match.groups()]  # a problem inside another is translated too
+            return text.format(*groups).replace(" GPUs", " 块 GPU")
+    for prefix, text in _PROBLEM_PREFIXES_ZH:
+        if problem.startswith(prefix):
+            return text.format(rest=problem[len(prefix):])
+    if problem.startswith("is ") and problem.endswith(" characters long"):
+        return f"长度为 {problem[3:-len(' characters long')]} 个字符"
+    return problem
+
+
+#: Labels of menu choices whose ids are not words a reader knows (the ids stay the values, in links and files).
+CHOICE_LABELS = {
+    "pricing": {"on_demand": ("on-demand", "按需"), "reserved_1y": ("reserved, 1 year", "预留 1 年"),
+                "reserved_3y": ("reserved, 3 years", "预留 3 年"), "spot": ("spot (interruptible)", "竞价（可被中断）"),
+                "self_hosted": ("self-hosted", "自建")},
+    "recompute": {"none": ("none", "不重算"), "selective": ("selective", "选择性重算"), "full": ("full", "完全重算")},
+    "attention_kernel": {"flash": ("flash (fused)", "flash（融合内核）"), "standard": ("standard", "标准")},
+    "serving_prefill": {"interleaved": ("interleaved", "交替"), "disaggregated": ("disaggregated", "分离")},
+    "serving_provisioning": {"fixed": ("fixed (peak all day)", "固定（全天按峰值）"),
+                             "autoscaling": ("autoscaling", "自动扩缩")},
+}
+
+
+def choice_label(field: str, choice: str, lang: str = "en") -> str:
+    """The menu label of ``choice`` of ``field`` in ``lang``; the id itself when it has none."""
+    pair = CHOICE_LABELS.get(field, {}).get(choice)
+    return choice if pair is None else pair[1] if lang == "zh" else pair[0]
+
+
+def t(key: str, lang: str = "en") -> str:
+    """The text for ``key`` in ``lang``; the key itself when there is none."""
+    pair = TEXT.get(key)
+    if pair is None:
+        return key
+    return pair[1] if lang == "zh" else pair[0]

@@ -1,0 +1,217 @@
+"""Tidy frames for the programme view's charts and tables: a :class:`~workbench.programmes.timeline.Timeline` in, a
+labelled frame out (costs in the display currency, labels in ``lang``), as :mod:`workbench.report.views` does for one run.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .csv_export import to_csv
+from ..plan.estimate import CATEGORIES
+from ..reference.i18n import t
+from ..programmes.timeline import Timeline
+
+#: The engine's categories, then the programme's own (hidden costs), in the order charts stack them.
+PROGRAMME_CATEGORIES = (*CATEGORIES, "data_processing", "debug", "security")
+KPIS = ("usd_per_million_trained_tokens", "usd_per_million_served_tokens", "productive_gpu_hour_share", "fixed_share")
+_UNITS = {"usd_per_million_trained_tokens": "per_million", "usd_per_million_served_tokens": "per_million",
+          "productive_gpu_hour_share": "share", "fixed_share": "share"}
+
+
+def rate(timeline: Timeline, currency: str) -> float:
+    """Multiplier from USD to ``currency`` (the programme's base scenario's ``cny_per_usd``)."""
+    return float(timeline.programme.base_scenario.cny_per_usd) if currency == "CNY" else 1.0
+
+
+def _order(category: str) -> int:
+    return PROGRAMME_CATEGORIES.index(category) if category in PROGRAMME_CATEGORIES else len(PROGRAMME_CATEGORIES)
+
+
+def monthly(timeline: Timeline, currency="USD", lang="en") -> pd.DataFrame:
+    """Cost per month and category: ``month``, ``category``, ``cost``, ``category_order``, ``cost_type``."""
+    table = timeline.lines.groupby(["month", "category"], as_index=False)["cost_usd"].sum()
+    table = table[table["cost_usd"] != 0]
+    return pd.DataFrame({"month": table["month"].astype(int).to_numpy(),
+                         "category": [t(c, lang) for c in table["category"]],
+                         "cost": table["cost_usd"].to_numpy() * rate(timeline, currency),
+                         "category_order": [_order(c) for c in table["category"]]})
+
+
+def cumulative(timeline: Timeline, currency="USD", lang="en") -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(spend, alert lines) per budget resource: ``resource``, ``month``, ``spent`` (cumulative); ``resource``,
+    ``percent``, ``threshold``, ``label``, ``month`` (first month at or above it; NaN: not reached)."""
+    k = rate(timeline, currency)
+    budgets = timeline.programme.budgets or {}
+    resources = list(budgets) or ["total"]
+    spend = pd.concat([pd.DataFrame({"resource": t(r, lang) if r != "total" else t("total", lang),
+                                     "month": np.arange(1, timeline.programme.horizon_months + 1),
+                                     "spent": timeline.cumulative(r).to_numpy() * k}) for r in resources],
+                      ignore_index=True)
+    alerts = timeline.alerts()
+    lines = pd.DataFrame({"resource": [t(r, lang) for r in alerts["resource"]], "percent": alerts["percent"].to_numpy(),
+                          "threshold": alerts["threshold_usd"].to_numpy() * k,
+                          "label": [f"{p:g} %" for p in alerts["percent"]],
+                          "month": pd.to_numeric(alerts["month"], errors="coerce").to_numpy()})
+    return spend, lines
+
+
+def attribution(timeline: Timeline, key: str, currency="USD", lang="en") -> pd.DataFrame:
+    """Cost per value of tag ``key`` (or ``workstream``) and category: ``value``, ``category``, ``cost``,
+    ``category_order``."""
+    table = timeline.by_tag(key, "category").stack().rename("cost_usd").reset_index()
+    table = table[table["cost_usd"] != 0]
+    return pd.DataFrame({"value": table[key].astype(str).to_numpy(),
+                         "category": [t(c, lang) for c in table["category"]],
+                         "cost": table["cost_usd"].to_numpy() * rate(timeline, currency),
+                         "category_order": [_order(c) for c in table["category"]]})
+
+
+def kpis(timeline: Timeline, currency="USD", lang="en") -> pd.DataFrame:
+    """Unit-cost KPIs per month, long: ``month``, ``kpi`` (label), ``value``; money in the display currency per
+    million tokens, shares in per cent. Months without a figure (nothing trained or served) are left out."""
+    table = timeline.kpis()
+    k = rate(timeline, currency)
+    values = {"usd_per_million_trained_tokens": table["usd_per_trained_token"] * 1e6 * k,
+              "usd_per_million_served_tokens": table["usd_per_million_served_tokens"] * k,
+              "productive_gpu_hour_share": table["productive_gpu_hour_share"] * 100,
+              "fixed_share": table["fixed_share"] * 100}
+    frames = [pd.DataFrame({"month": table.index.to_numpy(), "kpi": kpi_label(name, currency, lang),
+                            "value": series.to_numpy(dtype=float), "kpi_order": KPIS.index(name)})
+              for name, series in values.items()]
+    out = pd.concat(frames, ignore_index=True)
+    return out[np.isfinite(out["value"])].reset_index(drop=True)
+
+
+def kpi_label(name: str, currency="USD", lang="en") -> str:
+    unit = f"{currency} / M tokens" if _UNITS[name] == "per_million" else "%"
+    return f"{t(name, lang)} [{unit}]"
+
+
+def tag_keys(timeline: Timeline) -> list[str]:
+    """The keys costs can be attributed by: ``workstream``, then the programme's tags."""
+    return ["workstream", *timeline.tag_keys]
+
+
+def monthly_csv(timeline: Timeline) -> str:
+    """The monthly cost lines (month, workstream, cycle, stage, category, item, cost type, USD, tags) as CSV:
+    formula-safe, every amount exact (the column sums to :attr:`Timeline.total_cost_usd`)."""
+    return to_csv(timeline.lines)
+
+
+def first_run_split(timeline: Timeline) -> tuple[float, float]:
+    """(cost of the first training run, cost of everything else) [USD]: :meth:`Timeline.first_run_split`."""
+    return timeline.first_run_split()
+
+
+def first_run_by_category(timeline: Timeline, lang="en") -> pd.DataFrame:
+    """The first training run against everything after it, by category, in the shape of :func:`attribution`
+    (``value`` is the part's label, ``cost`` in USD): the frame behind "most of the cost comes after the first run"."""
+    lines = timeline.lines
+    pretraining = [w.name for w in timeline.programme.workstreams if "pretrain" in w.stages]
+    first = lines["workstream"].isin(pretraining) & (lines["cycle"] == 1) & (lines["stage"] != "inference")
+    table = lines.assign(part=np.where(first, t("first_run", lang), t("after_first_run", lang)))
+    table = table.groupby(["part", "category"], as_index=False, sort=False)["cost_usd"].sum()
+    table = table[table["cost_usd"] != 0]
+    return pd.DataFrame({"value": table["part"].to_numpy(), "category": [t(c, lang) for c in table["category"]],
+                         "cost": table["cost_usd"].to_numpy(), "category_order": [_order(c) for c in table["category"]]})
+
+
+def cadence_sweep(programme, every_months=(1, 2, 3, 4, 6)) -> pd.DataFrame:
+    """What the release cadence costs over the programme's horizon: for each ``every`` (months between releases),
+    the release workstreams release as often as fits between their start and the horizon, each release live for
+    as many releases as the programme keeps live now. One row per cadence: ``every_months``, ``releases``,
+    ``total_cost_usd``, ``first_run_usd``, ``after_first_run_usd``, ``usd_per_release`` (the cost after the
+    first run, per release) and the total of each category (``<category>_usd``)."""
+    from ..programmes.programme_presets import check_knob, knobs, with_knobs
+    from ..programmes.timeline import evaluate
+    starts = [w.start_month for w in programme.workstreams if w.every_months or w.serve_months]
+    if not starts:
+        raise ValueError("the programme has no release workstream (one with every_months or serve_months)")
+    rows = []
+    for every in every_months:
+        every = check_knob("every", every)
+        releases = (programme.horizon_months - max(starts)) // int(every) + 1
+        p = with_knobs(programme, every=every, cycles=releases, versions=knobs(programme)["versions"])
+        tl = evaluate(p)
+        first, after = first_run_split(tl)
+        by_category = tl.lines.groupby("category")["cost_usd"].sum()
+        rows.append({"every_months": int(every), "releases": releases, "total_cost_usd": tl.total_cost_usd,
+                     "first_run_usd": first, "after_first_run_usd": after, "usd_per_release": after / releases,
+                     **{f"{c}_usd": float(v) for c, v in by_category.items()}})
+    return pd.DataFrame(rows).fillna(0.0)
+
+
+def plan_vs_actual(review, lang="en", rate_usd=1.0) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(spend, alert lines) per budget of the review (the whole bill when it has no budget): cumulative billed spend
+    per month from the bill's first month, planned and actual (the months billed so far): ``resource``, ``month`` (YYYY-MM), ``series``,
+    ``cost`` (display currency), ``series_order``; and ``resource``, ``label``, ``threshold``."""
+    from ..programmes.programme import RESOURCE_CATEGORIES
+    from ..bill.review import BILLED, BILLED_AS
+    monthly = review.monthly
+    billed = monthly.loc[monthly["actual_usd"] != 0, "plan_month"]
+    first, last = (int(billed.min()), int(billed.max())) if len(billed) else (1, 0)
+    resources = list(dict.fromkeys(review.alerts["resource"])) or ["bill"]
+    frames = []
+    for resource in resources:
+        categories = set(BILLED) if resource == "bill" else {BILLED_AS[c] for c in RESOURCE_CATEGORIES[resource]}
+        mine = monthly[monthly["category"].isin(categories)].groupby(["plan_month", "month"], as_index=False)[
+            ["planned_usd", "actual_usd"]].sum()
+        label = t(resource, lang) if resource != "bill" else t("bill", lang)
+        # both from the bill's first month: the alert lines are on spend the bill shows, as the alert days are
+        mine = mine[mine["plan_month"] >= first]
+        frames.append(pd.DataFrame({"resource": label, "month": mine["month"], "series": t("planned", lang),
+                                    "cost": mine["planned_usd"].cumsum() * rate_usd, "series_order": 0}))
+        done = mine[mine["plan_month"] <= last]
+        frames.append(pd.DataFrame({"resource": label, "month": done["month"], "series": t("actual", lang),
+                                    "cost": done["actual_usd"].cumsum() * rate_usd, "series_order": 1}))
+    alerts = review.alerts
+    lines = pd.DataFrame({"resource": [t(r, lang) if r != "bill" else t("bill", lang) for r in alerts["resource"]],
+                          "label": [f"{p:g} %" for p in alerts["percent"]],
+                          "threshold": alerts["threshold_usd"].to_numpy() * rate_usd})
+    return pd.concat(frames, ignore_index=True), lines
+
+
+def own_or_rent(timeline: Timeline, currency="USD", lang="en") -> pd.DataFrame:
+    """Each owned fleet's cumulative cost by month, two ways: owned (the purchase in its first month, then its
+    electricity and operations) and rented (the hours it carried, at the same GPU's on-demand price). Long:
+    ``fleet``, ``month``, ``option`` (label), ``cost``; empty without an owned fleet."""
+    columns = ["fleet", "month", "option", "cost"]
+    owned = [f for f in timeline.fleets if f.get("purchase_usd") is not None and f.get("rent_usd_per_gpu_hour")]
+    if not owned or not len(timeline.fleet_months):
+        return pd.DataFrame(columns=columns)
+    k = rate(timeline, currency)
+    frames = []
+    for fleet in owned:
+        months = timeline.fleet_months[timeline.fleet_months["fleet"] == fleet["name"]].sort_values("month")
+        own = months["running_usd"].cumsum() + fleet["purchase_usd"]
+        rent = months["rent_usd"].cumsum()
+        for label, values in ((t("own_fleet", lang), own), (t("rent_hours", lang), rent)):
+            frames.append(pd.DataFrame({"fleet": fleet["name"], "month": months["month"].to_numpy(),
+                                        "option": label, "cost": values.to_numpy(dtype=float) * k}))
+    return pd.concat(frames, ignore_index=True)[columns]
+
+
+def fleets_table(timeline: Timeline, currency="USD", lang="en") -> pd.DataFrame:
+    """The fleets as a finance reader reads them: name, GPUs, how bought, months of the term, committed amount,
+    what is paid idle in the horizon, the share used, and (owned) the months of use after which owning beats
+    renting. Columns in the display language; money rounded in the display currency."""
+    from ..reference.i18n import choice_label
+    k = rate(timeline, currency)
+    rows = []
+    for f in timeline.fleets:
+        if f.get("purchase_usd") is None:
+            break_even = "–"
+        elif f.get("break_even_months") is None:
+            break_even = t("never", lang)
+        else:
+            break_even = t("months_of_use", lang).format(months=f["break_even_months"])
+        end = f["start_month"] + f["term_months"] - 1
+        rows.append({t("fleet_name", lang): f["name"], t("fleet_gpus", lang): f"{f['count']:,}",
+                     t("fleet_bought", lang): choice_label("pricing", f["pricing"], lang),
+                     t("fleet_months", lang): f"{f['start_month']}–{end}",
+                     t("fleet_committed", lang): f"{f['committed_usd'] * k:,.0f} {currency}",
+                     t("fleet_idle", lang): f"{f['idle_usd'] * k:,.0f} {currency}",
+                     t("fleet_used", lang): "–" if f["utilisation"] is None else f"{f['utilisation']:.0%}",
+                     t("fleet_break_even", lang): break_even})
+    return pd.DataFrame(rows)
+

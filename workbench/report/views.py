@@ -1,0 +1,196 @@
+"""Tidy frames for the app's charts and tables: an Estimate (and friends) in, a labelled frame out.
+
+Costs are converted to the display currency (``USD``, or ``CNY`` at the scenario's ``cny_per_usd``) and
+labels translated (``lang`` ``en`` or ``zh``); the chart builders in :mod:`workbench.report.charts` take these
+frames as they are.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..formulas import budget, scaling
+from ..plan.estimate import CATEGORIES, STAGE_GROUPS, STAGES, Estimate, estimate, totals
+from ..reference.i18n import choice_label, t
+from .csv_export import to_csv
+from ..plan.scenario import Scenario, ScenarioError, fields
+
+
+def rate(est: Estimate, currency: str) -> float:
+    """Multiplier from USD to ``currency``."""
+    return float(est.scenario.cny_per_usd) if currency == "CNY" else 1.0
+
+
+def stage_category(est: Estimate, currency="USD", lang="en") -> pd.DataFrame:
+    """Cost per stage and category: ``stage``, ``category``, ``cost``, ``stage_order``, ``category_order``."""
+    table = est.lines.groupby(["stage", "category"], as_index=False)["cost_usd"].sum()
+    table = table[table["cost_usd"] > 0]
+    return pd.DataFrame({
+        "stage": [t(s, lang) for s in table["stage"]], "category": [t(c, lang) for c in table["category"]],
+        "cost": table["cost_usd"].to_numpy() * rate(est, currency),
+        "stage_order": [STAGES.index(s) for s in table["stage"]],
+        "category_order": [CATEGORIES.index(c) for c in table["category"]],
+    })
+
+
+def split(est: Estimate, currency="USD", lang="en") -> pd.DataFrame:
+    """Pre-training vs fine-tuning vs inference: ``group``, ``cost``, ``share``."""
+    totals = est.totals("group")
+    total = totals.sum()
+    return pd.DataFrame({"group": [t(g, lang) for g in totals.index], "cost": totals.to_numpy() * rate(est, currency),
+                         "share": totals.to_numpy() / total if total > 0 else 0.0})
+
+
+def tornado(sensitivity_table: pd.DataFrame, est: Estimate, currency="USD", lang="en", top: int = 10) -> pd.DataFrame:
+    """Long frame for a tornado chart: one row per input and side (``low``/``high``), ``delta`` from the base
+    total, the input's value and unit, ordered by swing."""
+    table = sensitivity_table.head(top)
+    r = rate(est, currency)
+    spec = fields()
+    rows = []
+    for order, row in enumerate(table.itertuples()):
+        f = spec[row.input]
+        label = f.label_zh if lang == "zh" else f.label
+        for side, value, total in (("low", row.low_value, row.low_total_usd), ("high", row.high_value, row.high_total_usd)):
+            rows.append({"input": label, "side": t(side, lang), "value": value, "unit": t(f.unit, lang),
+                         "delta": (total - row.base_total_usd) * r, "total": total * r, "order": order})
+    return pd.DataFrame(rows)
+
+
+def burn(est: Estimate, currency="USD", lang="en") -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(burn frame ``day``, ``spent``; alert frame ``label``, ``threshold``, ``day``, ``crossed``)."""
+    r = rate(est, currency)
+    spent = budget.burn(est)
+    alerts = budget.crossings(est, table=spent)
+    burn_frame = pd.DataFrame({"day": spent["day"], "spent": spent["spent_usd"] * r})
+    alert_frame = pd.DataFrame({
+        "label": [f"{p:g} % {t('budget_line', lang)}" for p in alerts["alert_percent"]],
+        "threshold": alerts["threshold_usd"] * r, "day": alerts["day"], "crossed": alerts["crossed"],
+    })
+    return burn_frame, alert_frame
+
+
+def size_curve(scenario: Scenario, points: int = 25, span: float = 30.0) -> pd.DataFrame:
+    """Total cost [USD] of the scenario resized to other parameter counts, each trained on its
+    compute-optimal tokens, evaluated as one batch: ``params``, ``tokens``, ``cost_usd``.
+
+    Sizes run from params/span to params*span within the field's range; a mixture-of-experts keeps its
+    ratio of active to total parameters, so its smallest size keeps active parameters in their range too.
+    """
+    if scenario.batch_size is not None:
+        raise ScenarioError("scenario", "batch", "the size curve takes a single scenario", "a single scenario")
+    if isinstance(points, bool) or not isinstance(points, (int, np.integer)) or not 2 <= points <= 10_000:
+        raise ScenarioError("points", points, "is not a number of points", "a whole number from 2 to 10,000")
+    if not isinstance(span, (int, float)) or isinstance(span, bool) or not 1 < span <= 1e6:
+        raise ScenarioError("span", span, "is not a size span", "a factor above 1, at most 1e6")
+    spec = fields()
+    active_ratio = 1.0 if scenario.active_params is None else scenario.active_params / scenario.params
+    lo = max(spec["params"].min, spec["active_params"].min / active_ratio, scenario.params / span)
+    hi = min(spec["params"].max, scenario.params * span)
+    params = np.logspace(np.log10(lo), np.log10(max(hi, lo)), points)
+    active = np.clip(params * active_ratio, spec["active_params"].min, params)
+    tokens = np.clip(scaling.compute_optimal_tokens(active, scenario.scaling_law), fields()["tokens"].min,
+                     fields()["tokens"].max)
+    changes = {"params": params, "tokens": tokens, "d_model": None, "n_layers": None,
+               "active_params": None if scenario.active_params is None else active,
+               "reward_model_params": None,
+               # a given replica size belongs to the given model: each size on the curve gets its own
+               "serving_tensor_parallel": None}
+    total, _ = totals(scenario.resized(**changes))  # the totals only: no lines table
+    return pd.DataFrame({"params": params, "tokens": tokens, "cost_usd": total})
+
+
+def format_batch(sequences) -> str:
+    """Sequences in flight, for display: whole above 10, two significant digits below (a replica limited by its
+    prompts' compute averages less than one), "-" when unknown."""
+    if sequences is None or not np.isfinite(sequences):
+        return "-"
+    return f"{sequences:,.0f}" if sequences >= 10 else f"{sequences:.2g}"
+
+
+def compare(a: Estimate, b: Estimate, currency="USD", lang="en") -> pd.DataFrame:
+    """Per category: cost in A, in B and B - A, plus a total row (in the display currency of B's rate)."""
+    r = rate(b, currency)
+    ta, tb = a.totals("category") * r, b.totals("category") * r
+    table = pd.DataFrame({"category": [t(c, lang) for c in CATEGORIES], "A": ta.to_numpy(), "B": tb.to_numpy()})
+    table.loc[len(table)] = [t("total", lang), ta.sum(), tb.sum()]
+    table["difference"] = table["B"] - table["A"]
+    return table
+
+
+def format_quantity(value, digits: int = 6) -> str:
+    """A compact, re-parseable rendering: 7e9 -> '7B', 1418091 -> '1.41809M', 0.346 -> '0.346'.
+    ``digits``: significant digits (3 for a hint in a narrow box, where 'auto: 1.81M' must fit)."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    x = float(value)
+    for size, suffix in ((1e15, "P"), (1e12, "T"), (1e9, "B"), (1e6, "M")):
+        if abs(x) >= size:
+            return f"{x / size:.{digits}g}{suffix}"
+    return f"{x:.{digits}g}"
+
+
+def scenario_differences(a: Scenario, b: Scenario, lang="en") -> list[tuple[str, str, str]]:
+    """(field label, value in A, value in B) for every input that differs, in the field table's order:
+    what a reader of an A/B comparison needs to know was changed."""
+    va, vb = a.to_dict(), b.to_dict()
+    shown = []
+    for name, field in fields().items():
+        if va[name] != vb[name]:
+            label = field.label_zh if lang == "zh" else field.label
+            for digits in (4, 6, 9, 12, 17):  # as many digits as it takes to tell 2T from 2.0004T
+                pair = tuple(_shown(name, value, lang, digits) for value in (va[name], vb[name]))
+                if pair[0] != pair[1]:
+                    break
+            shown.append((label, *pair))
+    return shown
+
+
+def _shown(name, value, lang, digits=4) -> str:
+    if value is None or value == "":
+        # an empty name is no name; an empty number is the value worked out from the rest
+        return "—" if fields()[name].type == "text" else t("auto", lang)
+    if isinstance(value, float):
+        return format_quantity(value, digits=digits)
+    return choice_label(name, str(value), lang)
+
+
+def compare_long(table: pd.DataFrame, lang="en") -> pd.DataFrame:
+    """The compare table without its total row, long form for a grouped bar chart."""
+    body = table.iloc[:-1]
+    return body.melt(id_vars="category", value_vars=["A", "B"], var_name="scenario", value_name="cost")
+
+
+def lines_table(est: Estimate, currency="USD", lang="en") -> pd.DataFrame:
+    """The cost lines for display and CSV export, with translated stage and category names."""
+    r = rate(est, currency)
+    lines = est.lines
+    return pd.DataFrame({
+        "stage": [t(s, lang) for s in lines["stage"]], "category": [t(c, lang) for c in lines["category"]],
+        "item": lines["item"], "quantity": lines["quantity"], "unit": lines["unit"],
+        f"unit_cost_{currency.lower()}": lines["unit_cost_usd"] * r, f"cost_{currency.lower()}": lines["cost_usd"] * r,
+        "cost_type": [t(c, lang) for c in lines["cost_type"]], "group": [t(STAGE_GROUPS[s], lang) for s in lines["stage"]],
+        "formula": lines["formula"], "source": lines["source"],
+    })
+
+
+def lines_csv(est: Estimate, currency="USD", lang="en", table: pd.DataFrame | None = None) -> str:
+    """The cost lines as CSV for download, each row carrying the scenario's name, safe to open in a spreadsheet.
+    ``table``: :func:`lines_table` of the same arguments, if already made."""
+    table = (lines_table(est, currency, lang) if table is None else table).copy()
+    table.insert(0, "scenario_name", est.scenario.name)
+    return to_csv(table)
+
+
+def cost_histogram(mc, est: Estimate, currency="USD", bins: int = 40) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(bins: ``low``, ``high``, ``count``, ``share``; markers: ``label``, ``cost``) of a Monte Carlo's total
+    cost in the display currency, with the P10 / P50 / P90 lines."""
+    r = rate(est, currency)
+    costs = mc.samples["total_cost_usd"].to_numpy() * r
+    counts, edges = np.histogram(costs, bins=bins)
+    frame = pd.DataFrame({"low": edges[:-1], "high": edges[1:], "count": counts, "share": counts / counts.sum()})
+    markers = pd.DataFrame({"label": [f"P{q}" for q in (10, 50, 90)],
+                            "cost": np.percentile(costs, [10, 50, 90])})
+    return frame, markers
