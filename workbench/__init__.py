@@ -27,16 +27,28 @@ __all__ = [*_EXPORTS, *LAYERS]
 __version__ = "0.1.0"
 
 
-def __getattr__(name):
-    if name in _EXPORTS:
-        value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
-    else:
+def submodule_getattr(package: str):
+    """A package's ``__getattr__`` (PEP 562): ``workbench.<layer>.<module>`` imports the module on first use, as an
+    import statement would; so does ``workbench.<layer>``."""
+    def __getattr__(name):
         try:
-            value = importlib.import_module(f".{name}", __name__)
+            value = importlib.import_module(f".{name}", package)
         except ModuleNotFoundError as error:
-            if error.name != f"{__name__}.{name}":
+            if error.name != f"{package}.{name}":
                 raise
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+            raise AttributeError(f"module {package!r} has no attribute {name!r}") from None
+        setattr(sys.modules[package], name, value)
+        return value
+    return __getattr__
+
+
+_submodule = submodule_getattr(__name__)
+
+
+def __getattr__(name):
+    if name not in _EXPORTS:
+        return _submodule(name)
+    value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
     globals()[name] = value
     return value
 

@@ -1,14 +1,4 @@
 """Formulas: pure functions over numpy arrays, one module per concern; they read reference tables and import nothing above them."""
-import importlib
+from .. import submodule_getattr
 
-
-def __getattr__(name):
-    # a submodule on first use (``workbench.formulas.<module>``), as an import statement would
-    try:
-        value = importlib.import_module(f".{name}", __name__)
-    except ModuleNotFoundError as error:
-        if error.name != f"{__name__}.{name}":
-            raise
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
-    globals()[name] = value
-    return value
+__getattr__ = submodule_getattr(__name__)
