@@ -146,7 +146,7 @@ c.Spawner.environment = {
     "JUPYTER_CONFIG_PATH": str(ROOT / "binder"),
     "JUPYTERHUB_ACTIVITY_INTERVAL": str(ACTIVITY_SECONDS),
 }
-# one offline chart bundle for everyone (built by the first kernel, or by `python -m workbench.offline` with the
+# one offline chart bundle for everyone (built by the first kernel, or by `python -m workbench.app.serve --build` with the
 # same WORKBENCH_CACHE), not one per user's home
 c.Spawner.environment["WORKBENCH_CACHE"] = os.environ.get("WORKBENCH_CACHE", str(STATE / "cache"))
 
