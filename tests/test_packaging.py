@@ -88,3 +88,18 @@ def test_every_deployment_configures_the_content_security_policy():
     assert hub_and_binder["ServerApp"]["tornado_settings"]["headers"]["Content-Security-Policy"] == CONTENT_SECURITY_POLICY
     standalone = json.loads((root / "voila.json").read_text())
     assert standalone["Voila"]["tornado_settings"]["headers"]["Content-Security-Policy"] == CONTENT_SECURITY_POLICY
+
+
+def test_a_wheel_builds_from_the_source_package(tmp_path):
+    """The sdist carries what the wheel force-includes (the planner notebook, voila.json): pip install from it works."""
+    subprocess.run([sys.executable, "-m", "hatchling", "build", "-t", "sdist", "-d", str(tmp_path / "sdist")],
+                   cwd=ROOT, check=True, timeout=300, capture_output=True)
+    sdist = next((tmp_path / "sdist").glob("workbench-*.tar.gz"))
+    import tarfile
+    names = tarfile.open(sdist).getnames()
+    assert any(n.endswith("/notebooks/planner.ipynb") for n in names) and any(n.endswith("/voila.json") for n in names)
+    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w",
+                            str(tmp_path / "dist"), str(sdist)], capture_output=True, text=True, timeout=300)
+    assert built.returncode == 0, built.stderr[-2000:]
+    wheel = next((tmp_path / "dist").glob("workbench-*.whl"))
+    assert "workbench/app_files/planner.ipynb" in zipfile.ZipFile(wheel).namelist()

@@ -8,7 +8,6 @@ See the README for a tour of the modules and where each default comes from.
 """
 import importlib
 import sys
-import types
 
 #: What ``workbench.X`` gives, and the module it comes from. Imported on first use (PEP 562), so that a
 #: process that needs one module (the Voilà server imports only ``workbench.app.serve``) does not load pandas and
@@ -54,15 +53,4 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted([*globals(), *_EXPORTS])
-
-
-class _Package(types.ModuleType):
-    def __setattr__(self, name, value):
-        # importing a submodule named like a function (estimate, sensitivity, levers) must not hide the function
-        if name in _EXPORTS and isinstance(value, types.ModuleType):
-            return
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
+    return sorted([*globals(), *_EXPORTS, *LAYERS])

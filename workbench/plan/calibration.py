@@ -195,7 +195,7 @@ def fit() -> pd.DataFrame:
         refits = [f[name] for f in folds]
         if len(values) == 1:
             rows.append((name, "", best[name], np.nan, np.nan, 0, unit, "fixed from practice, not fitted (see "
-                         "workbench/calibration.py: the runs cannot separate it from the kernel efficiencies)"))
+                         "workbench/plan/calibration.py: the runs cannot separate it from the kernel efficiencies)"))
             continue
         rows.append((name, "", best[name], min(refits), max(refits), len(runs), unit,
                      f"grid {values}; low and high: the range over leave-one-out refits. {source}"))
