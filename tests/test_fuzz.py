@@ -75,11 +75,11 @@ options = [f"--{n.replace('_', '-')}" for n in NAMES]
 tokens = st.one_of(st.sampled_from(options + ["--json", "--help", "--lang", "--repo", "--bogus", "-x"]),
                    st.sampled_from(["70B", "2T", "abc", "-1", "nan", "inf", "0.5", "H100", "spot", "zh", "1e400", ""]),
                    st.text(max_size=8))
-argv = st.tuples(st.sampled_from(["estimate", "link", "sensitivity", "gpus", "frobnicate"]),
+argv = st.tuples(st.sampled_from(["estimate", "link", "sensitivity", "gpus", "layouts", "frobnicate"]),
                  st.lists(tokens, max_size=8)).map(lambda t: [t[0], *t[1]])
 
 
-@settings(max_examples=3000, **SETTINGS)
+@settings(max_examples=2000, **SETTINGS)
 @given(argv)
 def test_cli_arguments(args):
     out, err = io.StringIO(), io.StringIO()

@@ -308,6 +308,8 @@ def cluster_and_layout(x: dict, inputs: dict, flops, speed_factor, target_days, 
         sized = np.minimum(wanted, largest)
         previous, throughput = n, speed
         n = np.where(np.isnan(given)[:, None] & ~settled, sized, n)
+        if np.array_equal(n, previous):  # settled: another pass would give the same cluster
+            break
     figures = layouts.evaluate(t, p, z, b, n_gpus=n, **inputs)
     # the best candidate is the one with the fewest GPU-hours (highest MFU); at a typed count, the same
     column = layouts.pick(figures, figures["mfu"])
