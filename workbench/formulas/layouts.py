@@ -42,19 +42,14 @@ def candidates(tensor_parallel, pipeline_parallel, zero_stage, micro_batch_size)
     return tuple(np.where(np.isnan(v)[:, None], grid[None, :, i], v[:, None]) for i, v in enumerate(given))
 
 
-def links(tensor_parallel, n_gpus, gpus_per_node, nvlink_bytes_per_s, nvlink_domain, pcie_bytes_per_s,
-          network_bytes_per_s_per_gpu):
-    """(tensor-parallel link, data-parallel link) [byte/s one direction per GPU] for each layout."""
-    t = np.asarray(tensor_parallel, dtype=float)
-    node = np.asarray(gpus_per_node, dtype=float)
-    nvlink_ok = (np.asarray(nvlink_bytes_per_s, dtype=float) > 0)
-    within_nvlink = nvlink_ok & (t <= np.asarray(nvlink_domain, dtype=float))
-    tp_link = np.where(within_nvlink, nvlink_bytes_per_s, np.where(t <= node, pcie_bytes_per_s, network_bytes_per_s_per_gpu))
-    n = np.asarray(n_gpus, dtype=float)
-    single_node = n <= node
-    in_domain = nvlink_ok & (n <= np.asarray(nvlink_domain, dtype=float))
-    dp_link = np.where(in_domain, nvlink_bytes_per_s, np.where(single_node, pcie_bytes_per_s, network_bytes_per_s_per_gpu))
-    return tp_link, dp_link
+def link(group, gpus_per_node, nvlink_bytes_per_s, nvlink_domain, pcie_bytes_per_s, network_bytes_per_s_per_gpu):
+    """The link a collective among ``group`` GPUs runs over [byte/s one direction per GPU]: NVLink within its
+    domain, else PCIe within a node, else the network."""
+    group = np.asarray(group, dtype=float)
+    nvlink_ok = np.asarray(nvlink_bytes_per_s, dtype=float) > 0
+    return np.where(nvlink_ok & (group <= np.asarray(nvlink_domain, dtype=float)), nvlink_bytes_per_s,
+                    np.where(group <= np.asarray(gpus_per_node, dtype=float), pcie_bytes_per_s,
+                             network_bytes_per_s_per_gpu))
 
 
 def evaluate(t, p, z, b, *, n_gpus, kernel_efficiency, layer_latency_s, hidden_share, straggler_exponent, max_mfu, d_model, n_layers, params,
@@ -80,8 +75,8 @@ def evaluate(t, p, z, b, *, n_gpus, kernel_efficiency, layer_latency_s, hidden_s
     matmul_rate = kernel_efficiency * peak_flops_per_s
     width = parallelism.width_efficiency(flops_per_token / n_layers * b * seq_len / t, matmul_rate, layer_latency_s)
     achieved = matmul_rate * width
-    tp_link, dp_link = links(t, used, gpus_per_node, nvlink_bytes_per_s, nvlink_domain, pcie_bytes_per_s,
-                             network_bytes_per_s_per_gpu)
+    links = (gpus_per_node, nvlink_bytes_per_s, nvlink_domain, pcie_bytes_per_s, network_bytes_per_s_per_gpu)
+    tp_link, dp_link = link(t, *links), link(used, *links)
     # tensor-parallel traffic sits on the critical path (the next matmul waits for it): exposed in full
     tensor = parallelism.tensor_parallel_overhead(t, d_model, achieved, tp_link, 0.0)
     step_flops_per_gpu = flops_per_token * micro * b * seq_len / (t * p)
@@ -89,16 +84,13 @@ def evaluate(t, p, z, b, *, n_gpus, kernel_efficiency, layer_latency_s, hidden_s
     peers = np.clip(np.floor(np.asarray(gpus_per_node, dtype=float) / (t * p)), 1.0, data_parallel)
     grad = np.where(np.asarray(gradient_precision, dtype=object) == "fp32", 4.0, 2.0)
     # ... over their node's own links: NVLink within its domain, else PCIe
-    node_link = np.where((np.asarray(nvlink_bytes_per_s, dtype=float) > 0)
-                         & (np.minimum(used, np.asarray(gpus_per_node, dtype=float)) <= np.asarray(nvlink_domain, dtype=float)),
-                         nvlink_bytes_per_s, pcie_bytes_per_s)
+    node = np.asarray(gpus_per_node, dtype=float)
+    node_link = link(np.minimum(used, node), *links)
     data = parallelism.data_parallel_overhead(active_params / (t * p), data_parallel, z,
                                               grad, step_flops_per_gpu, achieved, dp_link, hidden_share, peers,
                                               node_link)
     # stages sit on different nodes once a stage's group (t GPUs) and the stages outgrow one node
-    pp_link = np.where(t * p <= np.asarray(gpus_per_node, dtype=float), np.where(
-        (np.asarray(nvlink_bytes_per_s, dtype=float) > 0) & (t * p <= np.asarray(nvlink_domain, dtype=float)),
-        nvlink_bytes_per_s, pcie_bytes_per_s), network_bytes_per_s_per_gpu)
+    pp_link = np.where(t * p <= node, link(t * p, *links), network_bytes_per_s_per_gpu)
     stage = parallelism.pipeline_traffic_overhead(p, virtual, t, d_model, flops_per_token / n_layers, n_layers / p,
                                                   achieved, pp_link, hidden_share)
     cluster = parallelism.straggler_efficiency(used, straggler_exponent)
