@@ -28,12 +28,14 @@ def test_every_run_is_compared(table):
     assert (sized["error"] == sized["error_leave_one_out"]).all()
 
 
-def test_out_of_sample_the_model_is_level_with_the_constant_mfu_rule(summary):
+def test_out_of_sample_the_model_beats_the_constant_mfu_rule_on_both_figures(summary):
     # 2026-12-05, 24 runs. As shipped: 11.9 % median, 83 % within +-30 %. Leave-one-out (every parameter refitted,
-    # the engineering scale held within the other runs' compute): 16.1 % and 75 %; 6ND at 0.375: 18.5 % and 75 %.
-    # Issue 29 asks for <= 15 % and a win on both figures out of sample: not reached (the README says so).
+    # the engineering scale held below the other runs' compute): 16.1 % and 79 %; 6ND at 0.375: 18.5 % and 75 %.
+    # Issue 29 asks for <= 15 % out of sample: not reached (the README says so).
     assert summary["median_abs_error_leave_one_out"] == pytest.approx(0.161, abs=0.01)
-    assert summary["within_30_error_leave_one_out"] == pytest.approx(0.75, abs=0.05)
+    assert summary["within_30_error_leave_one_out"] == pytest.approx(19 / 24, abs=0.01)
+    assert summary["median_abs_error_leave_one_out"] < summary["median_abs_error_epoch_0375"]
+    assert summary["within_30_error_leave_one_out"] > summary["within_30_error_epoch_0375"]
     assert summary["median_abs_error_epoch_0375"] == pytest.approx(0.185, abs=0.005)
     assert summary["within_30_error_epoch_0375"] == pytest.approx(0.75, abs=0.01)
     assert summary["median_abs_error"] < 0.13 and summary["within_30_error"] > 0.8
@@ -45,12 +47,12 @@ def test_frontier_runs_as_shipped_and_left_out(table, summary):
     frontier = table[(table["training_flops"] >= 1e24) & table["n_gpus_published"]].set_index("name")
     assert set(frontier.index) == {"Llama-3.1-405B", "DeepSeek-V3", "PaLM-540B", "Falcon-180B"}
     assert (frontier["error"].abs() <= 0.25).all()  # as shipped (+57 % for the 405B run before issue 29)
-    # left out, three of four within 25 %; the 405B run is the only one above 4e24 FLOP, so left out its
-    # engineering scale stops at Falcon-180B's compute and it is over-predicted as before: the done-when is not met
+    # left out, three of four within 25 %; the 405B run, ten times the compute of any other, +27 % (+60 % with the
+    # engineering scale held at the next run's compute): the done-when's 25 % is missed by two points
     others = frontier.drop(index="Llama-3.1-405B")
     assert (others["error_leave_one_out"].abs() <= 0.25).all()
-    assert frontier.loc["Llama-3.1-405B", "error_leave_one_out"] == pytest.approx(0.60, abs=0.05)
-    assert summary["frontier_max_abs_error_leave_one_out"] == pytest.approx(0.60, abs=0.05)
+    assert frontier.loc["Llama-3.1-405B", "error_leave_one_out"] == pytest.approx(0.268, abs=0.01)
+    assert summary["frontier_max_abs_error_leave_one_out"] == pytest.approx(0.268, abs=0.01)
 
 
 def test_per_run_errors_are_bounded(table):
@@ -86,7 +88,7 @@ def test_parameters_are_few_and_their_spread_is_reported():
     assert set(kernel["generation"]) == {"Ampere", "Hopper", "TPUv4", "all"}
     assert (kernel["low"] <= kernel["value"]).all() and (kernel["value"] <= kernel["high"]).all()
     # besides a level per generation: the engineering-scale exponent and the straggler slope
-    assert set(fitted["parameter"]) - {"kernel_efficiency", "scale_flops_low", "scale_flops_high", "typical_days_at_1e23",
+    assert set(fitted["parameter"]) - {"kernel_efficiency", "scale_flops_low", "typical_days_at_1e23",
                                        "typical_days_exponent", "typical_batch_at_1e23",
                                        "typical_batch_exponent", "max_mfu"} == {"scale_exponent", "straggler_exponent"}
 

@@ -117,7 +117,7 @@ class _Grid:
         self.base = {"typical_days_at_1e23": days[0], "typical_days_exponent": days[1], "max_mfu": float(steady.max()),
                      "straggler_exponent": straggler_slope()[0],
                      "typical_batch_at_1e23": days[2], "typical_batch_exponent": days[3],
-                     "scale_flops_low": float(flops.min()), "scale_flops_high": float(flops.max())}
+                     "scale_flops_low": float(flops.min())}
         for latency in LATENCY_GRID:
             for hidden in HIDDEN_GRID:
                 for scale in SCALE_GRID:
@@ -206,9 +206,8 @@ def fit() -> pd.DataFrame:
     rows.append(("straggler_exponent", "", slope, np.nan, np.nan, studies, "-",
                  "pooled within-study slope of -log(measured / predicted utilisation) on log GPUs over "
                  f"data/mfu_scaling.csv ({studies} studies, not the runs; {today})"))
-    for name in ("scale_flops_low", "scale_flops_high"):
-        rows.append((name, "", best[name], np.nan, np.nan, len(runs), "FLOP",
-                     f"the {'least' if name.endswith('low') else 'most'} training FLOPs of the fitted runs. {source}"))
+    rows.append(("scale_flops_low", "", best["scale_flops_low"], np.nan, np.nan, len(runs), "FLOP",
+                 f"the least training FLOPs of the fitted runs: the engineering scale is held below it. {source}"))
     for name, (at, exponent, sd, count), unit, what in (
             ("typical_days", (*_typical_days(runs), len(runs)), "day", "wall-clock days"),
             ("typical_batch", _typical_batch(), "token", "global batch (runs that publish it)")):
@@ -230,8 +229,8 @@ def comparison() -> pd.DataFrame:
     for i, run in enumerate(fitted_runs.to_dict("records")):
         others = np.arange(len(fitted_runs)) != i
         fold = grid.best(others)
-        # the engineering scale is held within the compute of the runs the fold was fitted on, not this one's
-        held = {**fold, "scale_flops_low": float(flops[others].min()), "scale_flops_high": float(flops[others].max())}
+        # the engineering scale is held below the compute of the runs the fold was fitted on, not this one's
+        held = {**fold, "scale_flops_low": float(flops[others].min())}
         term = grid.term(fold)[i] * float(mfu.engineering_scale(flops[i], held) / mfu.engineering_scale(flops[i], fold))
         kernel = mfu.kernel_for(run["gpu_id"], {**mfu.parameters(), **fold})[0]  # the term holds the scale
         speedup = figures.precision_figures(np.array([run["precision"]], dtype=object))["speedup"][0]
