@@ -257,7 +257,9 @@ def test_programme_view_charts_cadence_and_file_round_trip(page, voila_url, tmp_
     page.wait_for_function("titles => titles.every(t => (document.querySelector('.wb-programme-charts') || "
                            "{textContent: ''}).textContent.includes(t))", arg=list(PROGRAMME_TITLES), timeout=TIMEOUT)
     assert programme_total(page) == "6,730,729 USD"  # workbench plan --example, to the dollar
-    assert "Total: 100 % in month 11" in page.inner_text(".wb-programme-alerts")
+    from workbench.programmes import programme as pg
+    crossings = page.inner_text(".wb-crossings")
+    assert "100 %" in crossings and pg.example().month_label(11) in crossings  # crossed in month 11, a calendar month
     draws = page.evaluate("document.querySelector('.wb-programme-charts').dataset.wbDraws")
     # a release every 2 months instead of every month: typed into the slider's readout
     readout = page.locator(".wb-knob-every .widget-readout")
@@ -286,6 +288,107 @@ def test_programme_view_charts_cadence_and_file_round_trip(page, voila_url, tmp_
     with page.expect_download(timeout=TIMEOUT) as again:
         page.locator("a.wb-download[download='programme.json']").click()
     assert open(again.value.path(), encoding="utf-8").read() == saved.read_text()
+    assert page.external_requests == [] and not page.errors and "Traceback" not in page.content()
+
+
+def _edit(page, css, text):
+    """Type ``text`` into the editor's control ``wb-ed-{css}`` and wait for the page to take it."""
+    box = page.locator(f".wb-ed-{css} input").first
+    box.fill(text)
+    box.press("Enter")
+
+
+def _open_section(page, index):
+    header = page.locator(".wb-editor .jupyter-widget-Collapse-header").nth(index)
+    header.click()
+    page.wait_for_timeout(300)
+
+
+def _settled(page, before):
+    """Wait until the programme total differs from ``before`` and the figures are not greyed; the new total."""
+    page.wait_for_function("b => { const v = document.querySelector('.wb-programme-total .wb-card-value'); "
+                           "return v && v.textContent !== b && !document.querySelector('.wb-programme .wb-stale'); }",
+                           arg=before, timeout=TIMEOUT)
+    return programme_total(page)
+
+
+def test_finance_lead_states_her_plan_on_the_page_alone(page, voila_url, tmp_path):
+    """Issue 30's done-when: with no file edited, she turns the example into her plan (open-weights 70B, monthly
+    fine-tunes, a year of serving, a budget typed as 3M, 5 FTE), reads the total, the first run and the calendar
+    months 50 % and 80 % are crossed, applies a programme lever, and downloads a file that loads back to the same
+    total. Every figure is checked against the engine on the downloaded file."""
+    import json
+    import re
+
+    from workbench.programmes import programme as pg, timeline
+    page.goto(voila_url + "?view=programme", wait_until="commit")
+    page.wait_for_selector(".wb-programme-total .wb-card-value", timeout=TIMEOUT)
+    total = programme_total(page)
+    _open_section(page, 0)  # the plan: what it does, the model
+    page.locator(".wb-ed-plan-kind select").select_option(label="start from open weights (fine-tune and serve)")
+    total = _settled(page, total)
+    _edit(page, "params", "70B")
+    total = _settled(page, total)
+    _open_section(page, 3)  # the workstreams: the pre-training one is gone; the fine-tune every month from month 1
+    assert page.locator(".wb-ed-ws-1-name").count() == 0 and "pre-training" not in page.locator(".wb-ed-ws-0-name input").input_value()
+    _edit(page, "ws-0-start", "1")
+    total = _settled(page, total)
+    _edit(page, "ws-0-cycles", "12")
+    total = _settled(page, total)
+    _open_section(page, 1)  # the budget, as she writes it
+    _edit(page, "budget-total", "3M")
+    page.wait_for_function("document.querySelector('.wb-crossings') && "
+                           "document.querySelector('.wb-crossings').textContent.includes('3,000,000')", timeout=TIMEOUT)
+    _open_section(page, 2)  # staff: 5 people
+    _edit(page, "staff-0-fte", "5")
+    total = _settled(page, total)
+    first = page.inner_text(".wb-first-run .wb-card-value")
+    assert "First fine-tune" in page.inner_text(".wb-first-run") and not first.startswith("0 USD")
+    crossings = page.inner_text(".wb-crossings")
+    assert re.search(r"50 %.*80 %", crossings, re.S)
+    # the file she downloads is the plan on the page: the engine gives the same total, first run and crossings
+    with page.expect_download(timeout=TIMEOUT) as download:
+        page.locator("a.wb-download[download='programme.json']").click()
+    saved = tmp_path / "mine.json"
+    download.value.save_as(saved)
+    plan = pg.load(saved)
+    assert plan.base["plan_kind"] == "open_weights" and plan.base["params"] == 70e9
+    assert plan.budgets["total"] == 3e6 and plan.staff[0].fte == 5
+    assert [w.stages for w in plan.workstreams] == [("sft", "preference", "evaluation")]
+    assert plan.workstreams[0].every_months == 1 and plan.workstreams[0].cycles == 12
+    tl = timeline.evaluate(plan)
+    assert total == f"{tl.total_cost_usd:,.0f} USD"
+    assert first.startswith(f"{tl.first_run_split()[0]:,.0f} USD")
+    alerts = tl.alerts().query("resource == 'total'").set_index("percent")
+    for percent in (50.0, 80.0):
+        month = alerts.loc[percent, "calendar_month"]
+        assert (month or "not reached") in crossings
+    assert alerts.loc[50.0, "calendar_month"] is not None  # her plan crosses half its budget within the year
+    # a lever for the whole plan, applied on the page
+    page.locator(".wb-plevers-find").click()
+    page.wait_for_selector(".wb-plevers-rows button", timeout=TIMEOUT)
+    page.locator(".wb-plevers-rows button").first.click()
+    cheaper = _settled(page, total)
+    assert int(cheaper.split()[0].replace(",", "")) < int(total.split()[0].replace(",", ""))
+    # downloaded and loaded back: the same total
+    with page.expect_download(timeout=TIMEOUT) as again:
+        page.locator("a.wb-download[download='programme.json']").click()
+    after = tmp_path / "after.json"
+    again.value.save_as(after)
+    assert f"{timeline.evaluate(pg.load(after)).total_cost_usd:,.0f} USD" == cheaper
+    page.goto(voila_url + "?view=programme", wait_until="commit")
+    page.wait_for_selector(".wb-programme-total .wb-card-value", timeout=TIMEOUT)
+    with page.expect_file_chooser(timeout=TIMEOUT) as chooser:
+        page.locator(".wb-programme-upload").click()
+    chooser.value.set_files(str(after))
+    page.wait_for_function("v => document.querySelector('.wb-programme-total .wb-card-value').textContent === v",
+                           arg=cheaper, timeout=TIMEOUT)
+    # and the link of her plan opens it: the whole plan is in the link
+    link = page.inner_text(".wb-share-link")
+    assert "plan=" in link and json.loads(after.read_text())["budgets"]["total"] == 3e6
+    page.goto(link, wait_until="commit")
+    page.wait_for_function("v => { const e = document.querySelector('.wb-programme-total .wb-card-value'); "
+                           "return e && e.textContent === v; }", arg=cheaper, timeout=TIMEOUT)
     assert page.external_requests == [] and not page.errors and "Traceback" not in page.content()
 
 

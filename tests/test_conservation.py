@@ -253,7 +253,7 @@ def test_a_single_scenario_that_no_plan_can_hold_is_flagged_in_the_review(tmp_pa
     bill = workbench.bill.actuals.read_focus(tmp_path / "bill.csv")
     s = workbench.Scenario(params=70e9, n_gpus=512, requests_per_day=1e7, serving_months=120)
     flags = review.compare(bill, s, start="2025-03").flags
-    assert [f for f in flags if f["kind"] == "plan_not_whole" and "after month 120 is not priced" in f["message"]]
+    assert [f for f in flags if f["kind"] == "plan_not_whole" and "after 2035-02 is not priced" in f["message"]]
     assert not [f for f in review.compare(bill, s.replace(serving_months=12), start="2025-03").flags
                 if f["kind"] == "plan_not_whole"]
     assert not [f for f in review.compare(bill, pg.example(), start="2025-03").flags if f["kind"] == "plan_not_whole"]

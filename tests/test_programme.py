@@ -141,7 +141,7 @@ def test_serving_of_several_workstreams_in_one_batch_costs_what_each_costs_alone
 
 def test_alert_months_and_the_over_budget_warning_follow_cumulative_spend():
     p = plan(Workstream(name="run"), horizon=12, staff=(Staff(name="core", fte=1, usd_per_month=10000),),
-             budgets={"total": 100000, "staff": 50000}, alert_percents=(30, 50, 80))
+             budgets={"total": 100000, "staff": 50000}, alert_percents=(30, 50, 80)).replace(start="2027-04")
     tl = timeline.evaluate(p)
     cumulative = tl.cumulative("total")
     alerts = tl.alerts()
@@ -150,7 +150,8 @@ def test_alert_months_and_the_over_budget_warning_follow_cumulative_spend():
         assert row.month == first
     staff = alerts[alerts["resource"] == "staff"].set_index("percent")["month"]
     assert list(staff) == [2, 3, 4, 5]  # 10 kUSD a month against 15, 25, 40 and 50 kUSD lines
-    assert any("staff budget" in w and "month 5 of 12" in w for w in tl.warnings)
+    assert any("staff budget" in w and "spent by 2027-08 (the horizon ends 2028-03)" in w for w in tl.warnings)
+    assert list(alerts[alerts["resource"] == "staff"]["calendar_month"]) == ["2027-05", "2027-06", "2027-07", "2027-08"]
 
 
 def test_attribution_sums_to_the_total_and_cycles_name_their_version():

@@ -1,5 +1,6 @@
 """The programme view: presets, knobs, its frames and charts, and the widget in the kernel (the browser test is in
 tests/test_app_browser.py)."""
+import datetime
 import json
 from dataclasses import replace
 
@@ -21,14 +22,14 @@ def example_timeline():
 
 def test_presets_are_programmes_and_the_7b_one_is_the_cli_example():
     table = pp.presets()
-    assert list(table.index) == ["assistant-7b", "base-70b"]
+    assert list(table.index) == ["assistant-7b", "base-70b", "finetune-serve-70b", "serve-8b"]
     assert pp.preset("assistant-7b") == programme.example()
     seventy = pp.preset("base-70b")
     assert seventy.horizon_months == 24 and pp.knobs(seventy) == {"horizon": 24, "every": 3, "cycles": 7,
                                                                   "versions": 2, "growth": 5.0}
     for preset_id in table.index:
         assert timeline.evaluate(pp.preset(preset_id)).total_cost_usd > 0
-    with pytest.raises(ProgrammeError, match="programme='nope': is not a preset; allowed: assistant-7b, base-70b"):
+    with pytest.raises(ProgrammeError, match="programme='nope': is not a preset; allowed: assistant-7b, base-70b, finetune-serve-70b, serve-8b"):
         pp.preset("nope")
 
 
@@ -76,7 +77,7 @@ def test_link_keys_are_read_and_bad_ones_reported_in_the_links_language():
     assert errors == ["programme · cycles='3': is given twice in the URL; allowed: one value; the first ('2') is used",
                       "programme · growth='abc': is not a number; allowed: a number from -50 to 100 [% a month]"]
     _, _, chinese = pp.parse_query("programme=nope&every=0", "zh")
-    assert chinese == ["项目计划 · programme = 'nope'：不是预设的名称；允许：assistant-7b, base-70b",
+    assert chinese == ["项目计划 · programme = 'nope'：不是预设的名称；允许：assistant-7b, base-70b, finetune-serve-70b, serve-8b",
                        "项目计划 · 发布间隔（every） = '0'：超出允许范围；允许：1 到 24 之间的整数（个月）"]
     values, options, errors = parse_app_query("view=programme&programme=base-70b&every=6&params=13B&view=single")
     assert values == {"params": 13e9} and options["view"] == "programme" and options["programme_knobs"] == {"every": 6}
@@ -167,12 +168,17 @@ def test_the_programme_file_downloads_and_loads_back_unchanged():
     fresh._upload_changed({"new": [{"name": "mine.json", "content": memoryview(text)}]})
     assert fresh.preset.value == LOADED and fresh.programme == view.programme
     assert fresh.downloads.payload("programme.json") == text
-    assert fresh.link_query() == "view=programme"  # a file is not in the link, and the view says so
+    # the loaded file is in the link, whole: the link opens the same programme
+    query = fresh.link_query()
+    assert query.startswith("view=programme&plan=") and len(query) < 2000
+    _, values, problems = pp.parse_query(query)
+    assert problems == [] and values["plan"] == view.programme
+    assert ProgrammeView(None, values).programme == view.programme
     assert "Loaded mine.json" in fresh.banner.value
     fresh._upload_changed({"new": [{"name": "bad.json", "content": memoryview(b'{"schema_version": 1}')}]})
     assert "bad.json: programme · name=None" in fresh.banner.value and fresh.programme == view.programme
     csv = fresh.downloads.payload("programme_monthly.csv").decode()
-    assert csv.startswith("month,workstream,cycle,stage,category,item,cost_type,cost_usd")
+    assert csv.startswith("month,calendar_month,workstream,cycle,stage,category,item,cost_type,cost_usd")
 
 
 def test_the_planner_opens_the_view_from_a_link_and_in_chinese():
@@ -247,16 +253,19 @@ def test_a_new_cadence_fills_the_horizon_and_faster_releases_cost_more():
 
 
 def test_warnings_say_when_releases_stop_serving_or_fall_after_the_horizon():
-    p = programme.example()
+    p = programme.example().replace(start="2027-01")  # months are said as calendar months from the start
     short = timeline.evaluate(pp.with_knobs(p, versions=1, every=1, cycles=5))  # last release month 6, retired in 7
-    assert any("its last release is retired on day 1 of month 7; nothing is served from then to the end of month 12"
+    assert any("its last release is retired on day 1 of 2027-07; nothing is served from then to the end of 2027-12"
                in w
                for w in short.warnings)
     late = timeline.evaluate(pp.with_knobs(p, every=3, cycles=11))
-    assert any("'monthly fine-tune': 7 of its 11 cycles start after month 12" in w for w in late.warnings)
-    assert any("fall after month 12 (storage retention and archive tails, work of cycles" in w for w in late.warnings)
+    assert any("'monthly fine-tune': 7 of its 11 cycles start after 2027-12" in w for w in late.warnings)
+    assert any("fall after 2027-12 (storage retention and archive tails, work of cycles" in w for w in late.warnings)
     example = timeline.evaluate(p)
-    assert any("served until month 15; serving after month 12 is not priced" in w for w in example.warnings)
+    assert any("served until 2028-03; serving after 2027-12 is not priced" in w for w in example.warnings)
+    # with no start, month 1 is the month after the one the programme is read in
+    assert programme.example().month_label(1, today=datetime.date(2026, 12, 5)) == "2027-01"
+    assert programme.example().month_label(11, today=datetime.date(2027, 3, 31)) == "2028-02"
 
 
 def test_tags_take_only_the_cycle_placeholder_and_fields_suggest_their_names():
@@ -351,7 +360,8 @@ def test_timeline_warnings_in_chinese_and_the_display_currency():
     tl = timeline.evaluate(programme.example())
     rate = tl.programme.base_scenario.cny_per_usd
     texts = [timeline.warning_text(k, v, "zh", "CNY", rate) for k, v in tl.warning_items]
-    assert texts[0] == f"合计预算（{6e6 * rate:,.0f} CNY）在第 11 个月（共 12 个月）用完；到规划期末达到预算的 112%。"
-    assert tl.warnings[0].startswith("The total budget (6,000,000 USD) is spent by month 11 of 12")
+    eleventh, last = tl.programme.month_label(11), tl.programme.month_label(12)
+    assert texts[0] == f"合计预算（{6e6 * rate:,.0f} CNY）在 {eleventh} 用完（规划期至 {last}）；到规划期末达到预算的 112%。"
+    assert tl.warnings[0].startswith(f"The total budget (6,000,000 USD) is spent by {eleventh} (the horizon ends {last})")
     view = ProgrammeView(lang="zh", currency="CNY")
     assert texts[0] in view.banner.value.replace("&#x27;", "'")

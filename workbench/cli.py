@@ -31,7 +31,7 @@ from .plan import calibration, explore
 from .reference import catalog, prices
 from .report import links, programme_views, views
 from .formulas import mfu
-from .programmes import programme, timeline
+from .programmes import programme, programme_presets, timeline
 from .reference.data import DataFileError
 from .plan.estimate import estimate
 from .plan.scenario import Scenario, ScenarioError, close_fields, fields
@@ -126,6 +126,8 @@ def build_parser() -> argparse.ArgumentParser:
                                             "budgets and KPIs (workbench plan --example > plan.json)")
     plan.add_argument("file", nargs="?", help="a programme file (.json, or .toml); - reads standard input")
     plan.add_argument("--example", action="store_true", help="print a sample programme file and stop")
+    plan.add_argument("--preset", metavar="ID", help="a named programme instead of a file (workbench plan --list-presets)")
+    plan.add_argument("--list-presets", action="store_true", help="list the named programmes and stop")
     form = plan.add_mutually_exclusive_group()
     form.add_argument("--json", action="store_true", help="print one JSON object")
     form.add_argument("--csv", action="store_true", help="print the monthly cost lines as CSV")
@@ -299,14 +301,29 @@ def _stdin_as_file(name: str):
 
 
 def _cmd_plan(args) -> None:
-    if args.example:
-        if args.file or args.json or args.csv:
-            raise UsageError("--example prints the sample file alone; leave out FILE, --json and --csv")
-        print(programme.example().to_json())
+    if args.example or args.list_presets:
+        flag = "--example" if args.example else "--list-presets"
+        if args.file or args.json or args.csv or args.preset or (args.example and args.list_presets):
+            raise UsageError(f"{flag} prints alone; leave out FILE, --preset, --json and --csv")
+        if args.example:
+            print(programme.example().to_json())
+        else:
+            table = programme_presets.presets()
+            width = max(map(len, table["id"]))
+            for row in table.to_dict("records"):
+                print(f"{row['id']:<{width}}  {row['label']}\n{'':<{width}}  source: {row['source']}")
         return
-    if not args.file:
-        raise UsageError("plan needs a programme FILE (workbench plan --example > plan.json writes one)")
-    if args.file == "-":  # standard input: workbench plan --example | workbench plan -
+    if args.preset is not None:
+        if args.file:
+            raise UsageError("give a programme FILE or --preset ID, not both")
+        ids = list(programme_presets.presets()["id"])
+        if args.preset not in ids:
+            raise UsageError(f"--preset {args.preset!r} is not a named programme; allowed: {', '.join(ids)}")
+        tl = timeline.evaluate(programme_presets.preset(args.preset))
+    elif not args.file:
+        raise UsageError("plan needs a programme FILE or --preset ID (workbench plan --list-presets lists them; "
+                         "workbench plan --example > plan.json writes a file)")
+    elif args.file == "-":  # standard input: workbench plan --example | workbench plan -
         raw = sys.stdin.buffer.read(programme.MAX_JSON_CHARS * 4 + 4)
         fmt = "json" if raw.lstrip()[:1] in (b"{", b"[") or not raw.strip() else "toml"
         tl = timeline.evaluate(programme.loads(raw, fmt))
@@ -322,15 +339,21 @@ def _cmd_plan(args) -> None:
 
 def _print_plan(tl) -> None:
     p = tl.programme
-    print(f"Programme: {p.name}, {p.horizon_months} months, {len(p.workstreams)} workstreams, {len(p.staff)} staff entries")
+    print(f"Programme: {p.name}, {p.horizon_months} months ({p.month_label(1)} to {p.month_label(p.horizon_months)}"
+          f"{'' if p.start else ', starting next month'}), {len(p.workstreams)} workstreams, {len(p.staff)} staff entries")
     print(f"Total: {tl.total_cost_usd:,.0f} USD"
           + (f" (and {tl.beyond_horizon_usd:,.0f} USD after month {p.horizon_months})" if tl.beyond_horizon_usd >= 0.5 else ""))
     first, after = tl.first_run_split()
-    if tl.total_cost_usd > 0:
-        print(f"First training run: {first:,.0f} USD ({first / tl.total_cost_usd:.0%}); everything after it: "
+    if not tl.first_run_workstreams():
+        print("No training run: the programme only serves")
+    elif tl.total_cost_usd > 0:
+        what = ("First training run" if any("pretrain" in w.stages for w in p.workstreams)
+                else "First training run (the first fine-tune: no pre-training)")
+        print(f"{what}: {first:,.0f} USD ({first / tl.total_cost_usd:.0%}); everything after it: "
               f"{after:,.0f} USD ({after / tl.total_cost_usd:.0%})")
     monthly = tl.monthly()
     monthly["total"] = monthly.sum(axis=1)
+    monthly.index = pd.Index(p.month_labels(monthly.index), name="month")
     print("\nCost by month and category [USD]:")
     print(monthly.to_string(float_format=lambda x: f"{x:,.0f}"))
     for key in ("workstream", *tl.tag_keys):
@@ -338,8 +361,9 @@ def _print_plan(tl) -> None:
         print(tl.by_tag(key).to_string(float_format=lambda x: f"{x:,.0f}"))
     if p.budgets:
         alerts = tl.alerts()
-        alerts["month"] = alerts["month"].map(lambda m: "-" if pd.isna(m) else f"{int(m)}")
-        print("\nBudget alert lines (month: the first month cumulative spend reaches the line; -: not reached):")
+        alerts["month"] = alerts["calendar_month"].map(lambda m: "not reached" if m is None else m)
+        alerts = alerts.drop(columns="calendar_month").rename(columns={"month": "crossed in"})
+        print("\nBudget alert lines (crossed in: the month cumulative spend first reaches the line):")
         print(alerts.to_string(index=False, float_format=lambda x: f"{x:,.0f}"))
     if tl.fleets:
         print("\nFleets (committed GPUs, paid every month of their term; implicit: from the workstreams' pricing):")
@@ -376,23 +400,34 @@ def _print_plan(tl) -> None:
 
 def _print_estimate(est) -> None:
     s, d = est.scenario, est.details
-    print(f"Scenario: {s.params:.3g} parameters on {s.tokens:.3g} tokens, seq_len {s.seq_len}, {s.gpu}, "
-          f"{s.pricing} pricing")
+    what = {"pretrain": f"{s.params:.3g} parameters on {s.tokens:.3g} tokens",
+            "open_weights": f"open weights of {s.params:.3g} parameters, fine-tuned and served (no pre-training)",
+            "serve_only": f"open weights of {s.params:.3g} parameters, served (no training)"}[s.plan_kind]
+    print(f"Scenario: {what}, seq_len {s.seq_len}, {s.gpu}, {s.pricing} pricing")
     rows = [("Total cost", f"{est.total_cost_usd:,.0f} USD = {est.total_cost_usd * d['cny_per_usd']:,.0f} CNY "
-                           f"(at {d['cny_per_usd']:g} CNY/USD)"),
-            ("Pre-training compute", f"{est.training_flops:.3e} FLOP"),
-            ("Pre-training GPU-hours", f"{est.gpu_hours:,.0f} GPU-h at MFU {est.mfu:.3f}"),
-            ("GPUs", f"{est.n_gpus:,.0f}"),
-            ("Wall-clock", f"{est.wall_days:,.1f} days of pre-training compute; {d['training_days_total']:,.1f} days "
-                           "for all training stages with failures and checkpoints"),
-            ("Memory per GPU", f"{d['memory_bytes_per_gpu'] / 2**30:,.1f} GiB of {d['gpu_memory_bytes'] / 2**30:,.0f} GiB "
-                               + _known(d["min_gpus_to_fit"], "(fits from {:,.0f} GPUs)",
-                                        "(does not fit at any GPU count: see the warning)")),
-            ("Failures", f"{d['pretrain_interruptions']:,.1f} interruptions expected in pre-training "
-                         + _known(d["cluster_mtbf_hours"], "(one every {:,.1f} h)", "(failure rate 0)") + "; "
-                         + _known(d["checkpoint_interval_hours"] * 60, "checkpoint every {:,.0f} min",
-                                  "no periodic checkpoint needed")),
-            ("Serving", _known(d["serving_gpus"], "{:,.1f} GPUs", "does not fit (see the warning)") + ", "
+                           f"(at {d['cny_per_usd']:g} CNY/USD)")]
+    if s.plan_kind == "pretrain":
+        rows += [("Pre-training compute", f"{est.training_flops:.3e} FLOP"),
+                 ("Pre-training GPU-hours", f"{est.gpu_hours:,.0f} GPU-h at MFU {est.mfu:.3f}"),
+                 ("GPUs", f"{est.n_gpus:,.0f}"),
+                 ("Wall-clock", f"{est.wall_days:,.1f} days of pre-training compute; {d['training_days_total']:,.1f} "
+                                "days for all training stages with failures and checkpoints")]
+    elif s.plan_kind == "open_weights":
+        rows += [("Fine-tuning GPU-hours", f"{est.gpu_hours:,.0f} GPU-h (fine-tuning, preference tuning, evaluation) "
+                                           f"at MFU {est.mfu:.3f}"),
+                 ("GPUs", f"{est.n_gpus:,.0f}"),
+                 ("Wall-clock", f"{est.wall_days:,.1f} days of training compute; {d['training_days_total']:,.1f} "
+                                "days with failures and checkpoints")]
+    if s.plan_kind != "serve_only":
+        rows += [("Memory per GPU", f"{d['memory_bytes_per_gpu'] / 2**30:,.1f} GiB of {d['gpu_memory_bytes'] / 2**30:,.0f} "
+                                    "GiB " + _known(d["min_gpus_to_fit"], "(fits from {:,.0f} GPUs)",
+                                                    "(does not fit at any GPU count: see the warning)"))]
+    if s.plan_kind == "pretrain":
+        rows += [("Failures", f"{d['pretrain_interruptions']:,.1f} interruptions expected in pre-training "
+                              + _known(d["cluster_mtbf_hours"], "(one every {:,.1f} h)", "(failure rate 0)") + "; "
+                              + _known(d["checkpoint_interval_hours"] * 60, "checkpoint every {:,.0f} min",
+                                       "no periodic checkpoint needed"))]
+    rows += [("Serving", _known(d["serving_gpus"], "{:,.1f} GPUs", "does not fit (see the warning)") + ", "
                         + _known(d["serving_cost_per_month_usd"], "{:,.0f} USD/month", "-") + ", "
                         + _known(d["serving_cost_per_million_input_tokens_usd"], "{:,.3f} USD per million input", "-")
                         + " / " + _known(d["serving_cost_per_million_output_tokens_usd"], "{:,.3f} output tokens", "-")
@@ -400,8 +435,9 @@ def _print_estimate(est) -> None:
     width = max(len(k) for k, _ in rows)
     for key, value in rows:
         print(f"  {key:<{width}}  {value}")
-    print("\nBy stage (USD):  " + "   ".join(f"{k} {v:,.0f}" for k, v in est.totals("stage").items()))
-    print("Split (USD):     " + "   ".join(f"{k} {v:,.0f}" for k, v in est.totals("group").items()))
+    kept = lambda table: {k: v for k, v in table.items() if v != 0 or s.plan_kind == "pretrain"}  # noqa: E731
+    print("\nBy stage (USD):  " + "   ".join(f"{k} {v:,.0f}" for k, v in kept(est.totals("stage")).items()))
+    print("Split (USD):     " + "   ".join(f"{k} {v:,.0f}" for k, v in kept(est.totals("group")).items()))
     print("Fixed / elastic: " + "   ".join(f"{k} {v:,.0f}" for k, v in est.totals("cost_type").items()))
     lines = est.lines
     shown = lines[lines["cost_usd"] != 0]

@@ -22,7 +22,7 @@ APP_PARAMS = ("lang", "currency")
 CURRENCIES = ("USD", "CNY")
 #: the programme view's link keys (``programme_presets.QUERY_KEYS``, imported only when a link has one: the first
 #: page does not load the programme modules), left out of the scenario
-PROGRAMME_KEYS = ("view", "programme", "horizon", "every", "cycles", "versions", "growth")
+PROGRAMME_KEYS = ("view", "programme", "plan", "horizon", "every", "cycles", "versions", "growth")
 
 
 def hub_links(environ=None) -> dict:

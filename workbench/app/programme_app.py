@@ -22,6 +22,8 @@ from ..report.charts import ChartStack
 from .downloads import Downloads
 from ..reference.i18n import t
 from .livechart import LiveChart
+from .programme_editor import ProgrammeEditor
+from .programme_levers import ProgrammeLevers
 from ..programmes.programme import Programme, ProgrammeError, loads
 from ..programmes.timeline import evaluate, warning_text
 
@@ -29,6 +31,7 @@ log = logging.getLogger(__name__)
 _KNOB_WIDGETS = {"horizon": w.IntSlider, "every": w.IntSlider, "cycles": w.IntSlider, "versions": w.IntSlider,
                  "growth": w.FloatSlider}
 LOADED = "__loaded__"
+EDITED = "__edited__"
 
 
 class ProgrammeView:
@@ -39,13 +42,18 @@ class ProgrammeView:
         self.preset_id = preset_id or pp.presets().index[0]
         self.loaded: Programme | None = None
         self.loaded_name = ""
+        self.edited: Programme | None = None  # the user's own plan, once anything but the knobs is changed
         self.programme = self.timeline = None
         self.attribute = "workstream"
         self.stack = ChartStack()
         self._quiet = False
         self._build()
         self.notices = list(notices)
-        self._apply_preset(self.preset_id, knob_values or {})
+        knob_values = dict(knob_values or {})
+        plan = knob_values.pop("plan", None)
+        self._apply_preset(self.preset_id, knob_values)
+        if plan is not None:  # a whole programme from the link: the user's own plan
+            self._edited(plan.to_dict())
 
     # -- construction ---------------------------------------------------------------------------------
     def _build(self):
@@ -72,10 +80,12 @@ class ProgrammeView:
         self.upload = w.FileUpload(accept=".json,.toml,application/json", multiple=False, layout=w.Layout(width="auto"))
         self.upload.observe(self._upload_changed, "value")
         self.upload.add_class("wb-programme-upload")
-        controls = w.VBox([self.preset, *self.knob_widgets.values(), self.attribute_menu, self.downloads, self.upload],
-                          layout=w.Layout(width="500px", min_width="500px"))
+        self.editor = ProgrammeEditor(self._edited, self._edit_refused, self.lang, self.currency)
+        self.levers = ProgrammeLevers(self._lever_applied, self.lang, self.currency)
+        controls = w.VBox([self.preset, *self.knob_widgets.values(), self.editor.widget, self.attribute_menu,
+                           self.downloads, self.upload], layout=w.Layout(width="500px", min_width="500px"))
         self.bill = BillPanel(self.lang, self.currency)
-        self.figures = w.VBox([self.headline, self.chart, self.bill.widget],
+        self.figures = w.VBox([self.headline, self.chart, self.levers.widget, self.bill.widget],
                               layout=w.Layout(flex="1 1 0", min_width="640px"))
         self.widget = w.VBox([self.banner, w.HBox([controls, self.figures], layout=w.Layout(flex_flow="row wrap"))])
         self.widget.add_class("wb-programme")
@@ -89,6 +99,8 @@ class ProgrammeView:
             options = [(table.at[i, "label_zh"] if lang == "zh" else table.at[i, "label"], i) for i in table.index]
             if self.loaded is not None:
                 options.append((f"{t('loaded_file', lang)}: {self.loaded_name}", LOADED))
+            if self.edited is not None:  # named by its values, so that a changed cadence renames it
+                options.append((f"{t('your_plan', lang)}: {pp.describe(self.edited, lang)}", EDITED))
             current = self.preset.value if self.preset.value is not None else self.preset_id
             self.preset.options = options
             self.preset.value = current if current in dict((v, k) for k, v in options) else options[0][1]
@@ -109,6 +121,9 @@ class ProgrammeView:
         self._sync_knobs()  # the attribution menu's words
         self._render()
         self.bill.set_language(lang, currency)
+        self.levers.set_language(lang, currency)
+        if self.programme is not None:
+            self.editor.show(self.programme, lang, currency)
 
     # -- events ---------------------------------------------------------------------------------------
     def _preset_changed(self, change):
@@ -116,6 +131,8 @@ class ProgrammeView:
             return
         if change["new"] == LOADED:
             self._set_programme(self.loaded)
+        elif change["new"] == EDITED:
+            self._set_programme(self.edited)
         else:
             self._apply_preset(change["new"], {})
 
@@ -129,6 +146,33 @@ class ProgrammeView:
             self.notices.append(pp.message(error, self.lang))
             programme = base
         self._set_programme(programme)
+
+    def _edited(self, data: dict):
+        """A change made in the editor (or a link's whole plan): the user's own plan from now on."""
+        try:
+            programme = Programme.from_dict(data)
+            timeline = evaluate(programme)
+        except ProgrammeError as error:
+            self._refuse(pp.message(error, self.lang))
+            return
+        self.edited = programme
+        self._relabel()
+        self._select(EDITED)
+        self._set_programme(programme, timeline)
+
+    def _select(self, value):
+        """Show ``value`` in the programme menu without acting on it."""
+        self._quiet = True
+        try:
+            self.preset.value = value
+        finally:
+            self._quiet = False
+
+    def _edit_refused(self, message: str):
+        self._refuse(message)
+
+    def _lever_applied(self, programme):
+        self._edited(programme.to_dict())
 
     def _knob_changed(self, name, change):
         if self._quiet:
@@ -170,11 +214,7 @@ class ProgrammeView:
                 self._quiet = False
         self.loaded, self.loaded_name = programme, name[:60]
         self._relabel()
-        self._quiet = True
-        try:
-            self.preset.value = LOADED
-        finally:
-            self._quiet = False
+        self._select(LOADED)
         self.notices.append(t("programme_loaded", self.lang).format(name=self.loaded_name))
         self._set_programme(programme)
 
@@ -185,9 +225,9 @@ class ProgrammeView:
                              f"{html.escape(message)}</div>")
         self._sync_knobs()  # the controls show the programme the figures are of
 
-    def _set_programme(self, programme: Programme):
+    def _set_programme(self, programme: Programme, timeline=None):
         try:
-            timeline = evaluate(programme)
+            timeline = evaluate(programme) if timeline is None else timeline
         except ProgrammeError as error:
             self._refuse(pp.message(error, self.lang))
             return
@@ -195,6 +235,8 @@ class ProgrammeView:
         self.figures.remove_class("wb-stale")
         self.bill.set_plan(timeline)
         self._sync_knobs()
+        self.editor.show(programme, self.lang, self.currency, pv.rate(timeline, "CNY"))
+        self.levers.set_programme(programme, timeline)
         self._render()
 
     def _sync_knobs(self):
@@ -215,9 +257,13 @@ class ProgrammeView:
             self._quiet = False
 
     def link_query(self) -> str:
-        """The link of what is shown: the preset and the knobs that differ from it (a loaded file has none)."""
-        if self.programme is None or self.preset.value == LOADED:
+        """The link of what is shown: the preset and the knobs that differ from it; the user's own plan (edited,
+        or loaded from a file) whole, in ``plan``."""
+        if self.programme is None:
             return "view=programme"
+        if self.preset.value in (LOADED, EDITED):
+            plan = pp.encode_plan(self.programme)
+            return f"view=programme&plan={plan}" if len(plan) <= pp.MAX_LINK_PLAN_CHARS else "view=programme"
         base, now = pp.knobs(pp.preset(self.preset_id)), pp.knobs(self.programme)
         changed = [f"{k}={now[k]:g}" for k in pp.KNOBS if k in now and now[k] != base.get(k)]
         return "&".join(["view=programme", f"programme={self.preset_id}", *changed])
@@ -235,7 +281,8 @@ class ProgrammeView:
                        {**titles, "title": t("chart_months", lang), "category_title": t("category", lang),
                         "cost_title": t("cost", lang)}),
             "budget": (pc.budget_lines, {"spend": spend, "lines": lines},
-                       {**titles, "title": t("chart_budget", lang), "spent_title": t("spent", lang)}),
+                       {**titles, "title": t("chart_budget", lang), "spent_title": t("spent", lang),
+                        "line_title": t("alert_line", lang), "crossed_title": t("crossed_in", lang)}),
             "attribution": (pc.attribution, {"frame": pv.attribution(tl, self.attribute, cur, lang)},
                             {"title": t("chart_attribution", lang).format(key=key_label), "value_title": key_label,
                              "category_title": t("category", lang), "cost_title": t("cost", lang), "currency": cur}),
@@ -252,7 +299,7 @@ class ProgrammeView:
         self._render_headline()
         messages = list(self.notices) + [warning_text(key, values, lang, cur, pv.rate(tl, cur))
                                          for key, values in tl.warning_items]
-        if self.preset.value == LOADED:
+        if self.preset.value == LOADED and self.link_query() == "view=programme":  # too large for a link
             messages.append(t("file_not_in_link", lang))
         self.banner.value = "" if not messages else "<div class='wb-notes'>" + "<br>".join(
             html.escape(m) for m in messages) + "</div>"
@@ -269,27 +316,21 @@ class ProgrammeView:
         total = tl.total_cost_usd
         opening, closing = ("（", "）") if lang == "zh" else (" (", ")")
         share = (lambda x: f"{opening}{x / total:.0%}{closing}") if total > 0 else (lambda x: "")
+        pretrains = any("pretrain" in w.stages for w in self.programme.workstreams)
+        first_label = t("first_run" if pretrains else "first_finetune" if tl.first_run_workstreams() else "no_training_run",
+                        lang)
         cards = [(t("programme_total", lang), self._money(total), "wb-programme-total"),
-                 (t("first_run", lang), f"{self._money(first)}{share(first)}", "wb-first-run"),
+                 (first_label, f"{self._money(first)}{share(first)}", "wb-first-run"),
                  (t("after_first_run", lang), f"{self._money(after)}{share(after)}", "wb-after-first-run")]
-        alerts = []
-        table = tl.alerts()
-        for resource, rows in table.groupby("resource", sort=False):
-            reached = rows[rows["month"].notna()]
-            name = t(resource, lang)
-            if len(reached):
-                last = reached.iloc[-1]
-                alerts.append(t("alert_month", lang).format(resource=name, percent=last["percent"], month=int(last["month"])))
-            else:
-                alerts.append(t("alert_none", lang).format(resource=name))
+        crossings = pv.crossings(tl, self.currency, lang)
         beyond = f"<div>{self._money(tl.beyond_horizon_usd)} {html.escape(t('beyond_horizon', lang))}</div>" \
             if tl.beyond_horizon_usd > 0.5 else ""
         self.headline.value = (
             "<div class='wb-cards'>" + "".join(
                 f"<div class='wb-card {cls}'><div class='wb-card-label'>{html.escape(label)}</div>"
                 f"<div class='wb-card-value'>{html.escape(value)}</div></div>" for label, value, cls in cards)
-            + "</div>" + (f"<div class='wb-programme-alerts'><b>{html.escape(t('alerts', lang))}</b>: "
-                          + " · ".join(html.escape(a) for a in alerts) + "</div>" if alerts else "") + beyond
+            + "</div>" + (f"<div class='wb-programme-alerts'><b>{html.escape(t('alerts', lang))}</b>"
+                          + _table_html(crossings, "wb-crossings") + "</div>" if len(crossings) else "") + beyond
             + self._fleets_html())
 
     def _fleets_html(self) -> str:
@@ -312,3 +353,11 @@ class ProgrammeView:
 
     def to_json(self) -> str:
         return json.dumps(self.programme.to_dict())
+
+
+def _table_html(table, css: str) -> str:
+    """A small HTML table of ``table`` (header and cells escaped)."""
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in table.columns)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in row) + "</tr>"
+                   for row in table.itertuples(index=False))
+    return f"<table class='wb-lines {css}'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"

@@ -6,7 +6,8 @@ categories running above plan, unit costs rising and resources that bill with no
 Only what a cloud bill shows is compared: the plan's compute, failures, experiments, debug environments and data
 processing are GPU or CPU time (``compute``); storage, network, logging and security compare as they are. Staff,
 annotation, electricity and the redundancy contingency are not on a cloud bill: they stay at plan in the forecast
-and are reported apart. Plan month 1 is the calendar month ``start`` (by default the bill's first month).
+and are reported apart. Plan month 1 is the calendar month ``start`` (by default the programme's own start, else the
+bill's first month).
 """
 from __future__ import annotations
 
@@ -155,7 +156,7 @@ def compare(bill: Actuals, plan, start: str | None = None, budget_usd: float | N
                           "the calendar month of plan month 1, with the plan's last month by 2999-12",
                           f"start={shown}：不是计划可以开始的月份；应为 1970-01 起的 YYYY-MM，即计划第 1 个月对应的日历月份，"
                           "且计划的最后一个月不晚于 2999-12")
-    first = pd.Period(start or (months[0] if months else "1970-01"), "M")
+    first = pd.Period(start or plan.programme.start or (months[0] if months else "1970-01"), "M")
     calendar = [str(first + k) for k in range(horizon)]
     outside = sorted(set(months) - set(calendar))
     if months and not set(months) & set(calendar):
@@ -249,11 +250,13 @@ def compare(bill: Actuals, plan, start: str | None = None, budget_usd: float | N
                       "give a budget for the bill (--budget) to see its alert lines"})
     # a single scenario's plan that cannot hold its whole estimate (serving past the longest horizon) says so
     from ..programmes.programme import is_single_scenario_plan
+    from ..programmes.timeline import warning_text, with_month_labels
     for key, values in plan.warning_items if is_single_scenario_plan(plan.programme) else ():
         if key in ("tw_served_after", "tw_cycles_late"):
+            # the months as this review's calendar says them (plan month 1 = start)
+            values = with_month_labels(values, lambda m: str(first + (int(m) - 1)))
             flags.append({"kind": "plan_not_whole", "warning": [key, values],
-                          "message": "the plan does not hold all of its work: " + plan.warnings[
-                              [k for k, _ in plan.warning_items].index(key)]})
+                          "message": "the plan does not hold all of its work: " + warning_text(key, values)})
     tags = {}
     for key in bill.attribution_keys:
         if key in plan.tag_keys:

@@ -13,7 +13,7 @@ import pandas as pd
 
 from ..reference import catalog
 from . import figures
-from .lines import CATEGORIES, LINE_COLUMNS, STAGE_GROUPS, STAGES, Line, all_lines, lines_frame  # noqa: F401 (re-exported)
+from .lines import CATEGORIES, LINE_COLUMNS, STAGE_GROUPS, STAGES, Line, all_lines, lines_frame, stage_groups  # noqa: F401 (re-exported)
 from .notes import check_serving, defaults_used, multi_node_warning, warnings
 from .scenario import Scenario, ScenarioError, fields, no_bandwidth_error
 
@@ -41,7 +41,7 @@ class Estimate:
         inference); for a batch, one column per scenario."""
         order = {"stage": STAGES, "category": CATEGORIES, "group": ("pretrain", "finetune", "inference"),
                  "cost_type": ("fixed", "elastic")}[by]
-        keys = self.lines["stage"].map(STAGE_GROUPS) if by == "group" else self.lines[by]
+        keys = (stage_groups(self.lines["stage"], self.line_kinds()) if by == "group" else self.lines[by])
         codes = pd.Index(order).get_indexer(keys)  # a summed table by hand: pivot_table took ~3 ms a call
         scenarios = self.lines["scenario"].to_numpy()
         known = codes >= 0
@@ -50,6 +50,12 @@ class Estimate:
         if self.scenario.batch_size is None:
             return pd.Series(table[:, 0], index=pd.Index(order, name=by), name="cost_usd")
         return pd.DataFrame(table, index=pd.Index(order, name=by), columns=pd.Index(range(table.shape[1]), name="scenario"))
+
+    def line_kinds(self) -> np.ndarray:
+        """The plan kind (``plan_kind``) of each cost line's scenario."""
+        kinds = np.asarray(self.scenario.plan_kind, dtype=object)
+        return np.full(len(self.lines), kinds.item(), dtype=object) if kinds.ndim == 0 else \
+            kinds[self.lines["scenario"].to_numpy()]
 
     def to_dict(self) -> dict:
         """Plain-Python form (what ``workbench estimate --json`` prints): always valid JSON.

@@ -50,9 +50,20 @@ def plan(x: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """Every figure of the plan (public and internal) for broadcast inputs ``x``."""
     f: dict[str, np.ndarray] = {}
     for step in (training_cluster, gpu_price, post_training, failures_and_stages, serving_point, commitments,
-                 line_inputs, derived):
+                 line_inputs, derived, headline_of_kind):
         f.update(step(x, f))
     return f
+
+
+def headline_of_kind(x, f) -> dict:
+    """The headline of a plan without pre-training (``plan_kind``): its training FLOPs are nought, its GPU-hours
+    and days those of its fine-tuning, preference tuning and evaluation (nought when it only serves)."""
+    if f["pretraining"].all():
+        return {}
+    post = ("sft", "preference", "evaluation")
+    return {"training_flops": np.where(f["pretraining"], f["training_flops"], 0.0),
+            "gpu_hours": np.where(f["pretraining"], f["gpu_hours"], sum(f["stage_compute"][s] for s in post)),
+            "wall_days": np.where(f["pretraining"], f["wall_days"], sum(f["stage_days"][s] for s in post))}
 
 
 def training_cluster(x, f) -> dict:
@@ -80,19 +91,24 @@ def training_cluster(x, f) -> dict:
     # the cluster given or sized to finish in target_days (empty: the wall-clock of published runs of that size)
     batch = fill(x["global_batch_tokens"], mfu.default_global_batch_tokens(flops))
     days = fill(x["target_days"], mfu.typical_days(flops))
+    # a plan without pre-training (open weights, serve only) trains on the fewest whole nodes that hold the model:
+    # sized as a run with all the time it needs
+    pretraining = np.asarray(x["plan_kind"]) == "pretrain"
+    sizing_days = np.where(pretraining, days, 1e9)
     inputs = mfu.layout_inputs({**x, "global_batch_tokens": batch}, d_model, n_layers, active, flops / x["tokens"],
                                training_flops=flops)
     largest = float(fields()["n_gpus"].max)
     # the layout's MFU is against the reference peak: its hours take the speed-up, not the peaks' ratio; a typed
     # MFU sizes the cluster at that MFU, and the layout is then chosen on that cluster (for memory and report)
-    chosen = mfu.cluster_and_layout(x, inputs, flops, speed_factor * peak / reference_peak, days, largest,
+    chosen = mfu.cluster_and_layout(x, inputs, flops, speed_factor * peak / reference_peak, sizing_days, largest,
                                     typed_mfu=x["mfu"] * peak / reference_peak)
     layout_mfu = chosen["mfu"] * speed_factor
     n_gpus = chosen["n_gpus"]
     mfu_used = fill(x["mfu"], layout_mfu)
-    hours = compute.gpu_hours(flops, peak, mfu_used)
+    # no pre-training run in a plan that starts from open weights or only serves: its hours and FLOPs are nought
+    hours = np.where(pretraining, compute.gpu_hours(flops, peak, mfu_used), 0.0)
     return {"active_params": active, "d_model": d_model, "n_layers": n_layers, "peak_flops_per_s": peak,
-            "training_flops": flops, "attention_flops": attention, "hardware_flops": hardware_flops,
+            "training_flops": flops, "pretraining": pretraining, "attention_flops": attention, "hardware_flops": hardware_flops,
             "gpu_memory_bytes": memory.capacity_bytes(catalog.spec(x["gpu"], "memory_gb").astype(float)),
             "activation_bytes_per_gpu": chosen["activation_bytes_per_gpu"], "min_gpus_to_fit": chosen["min_gpus_to_fit"],
             "n_gpus_wanted": chosen["n_gpus_wanted"], "n_gpus": n_gpus, "mfu_prior": layout_mfu,
@@ -237,9 +253,11 @@ def failures_and_stages(x, f) -> dict:
         checkpoint_bytes, n_gpus * x["checkpoint_write_gb_per_s_per_gpu"], capacity_gb_per_s, mtbf,
         x["checkpoint_stall_share"], x["pfs_throughput_gb_per_s"], x["checkpoint_interval_hours"],
         np.asarray(x["checkpoint_writes"]) == "asynchronous")
-    stage_compute = {"pretrain": f["gpu_hours"], "sft": f["sft_gpu_hours"],
-                     "preference": f["reward_model_gpu_hours"] + f["rollout_gpu_hours"] + f["policy_update_gpu_hours"],
-                     "evaluation": f["evaluation_gpu_hours"]}
+    trains = np.asarray(x["plan_kind"]) != "serve_only"  # a plan that only serves has no training stage
+    stage_compute = {"pretrain": f["gpu_hours"], "sft": trains * f["sft_gpu_hours"],
+                     "preference": trains * (f["reward_model_gpu_hours"] + f["rollout_gpu_hours"]
+                                             + f["policy_update_gpu_hours"]),
+                     "evaluation": trains * f["evaluation_gpu_hours"]}
     # a failing node is searched for when its logs were sampled away; a spot reclaim has a known cause
     diagnosis_hours = failures.restart_with_diagnosis_hours(0.0, x["log_sampling_ratio"], x["unlogged_diagnosis_minutes"])
     failures_per_day = failures.cluster_interruptions_per_day(n_gpus, x["gpu_failure_rate_per_day"])
@@ -269,7 +287,7 @@ def failures_and_stages(x, f) -> dict:
     stage_gpu_hours["pretrain"] = stage_gpu_hours["pretrain"] + np.where(allowed, divergence_gpu_hours, 0.0)
     stage_days = {stage: h / n_gpus / 24.0 for stage, h in stage_gpu_hours.items()}
     # a run on spot waits for capacity to start and to resume (the plan's own figure): days, and staff paid to wait
-    spot_wait_days = np.where(f["stage_mode"]["pretrain"] == "spot", x["spot_capacity_wait_days"], 0.0)
+    spot_wait_days = np.where((f["stage_mode"]["pretrain"] == "spot") & f["pretraining"], x["spot_capacity_wait_days"], 0.0)
     training_days = sum(stage_days.values()) + spot_wait_days
     return {"checkpoint_bytes": checkpoint_bytes, "spot_wait_days": spot_wait_days, "interruptions_per_day": per_day, "cluster_mtbf_hours": mtbf,
             "restart_hours": restart_hours, "divergence_probability": divergence_probability,

@@ -23,6 +23,14 @@ CATEGORIES = ("compute", "storage", "network", "annotation", "logging", "staff",
 STAGE_GROUPS = {"pretrain": "pretrain", "sft": "finetune", "preference": "finetune", "evaluation": "pretrain",
                 "inference": "inference"}
 _NO_SERVING = "0: no serving horizon (serving_months = 0)"
+
+
+def stage_groups(stages, kinds) -> np.ndarray:
+    """The split group (pretrain / finetune / inference) of each line's stage: evaluation belongs to the
+    pre-training of a plan that pre-trains, to its fine-tuning otherwise."""
+    groups = np.array([STAGE_GROUPS[s] for s in stages], dtype=object)
+    return np.where((np.asarray(stages, dtype=object) == "evaluation") & (np.asarray(kinds, dtype=object) != "pretrain"),
+                    "finetune", groups)
 _EGRESS_SOURCE = "commonly used internet egress rate, unverified (shared/reference/prices.md)"
 
 
@@ -45,12 +53,53 @@ class Line:
         return self.quantity * self.unit_cost_usd
 
 
+#: The stages each plan kind (the ``plan_kind`` field) pays for.
+KIND_STAGES = {"pretrain": STAGES, "open_weights": ("sft", "preference", "evaluation", "inference"),
+               "serve_only": ("inference",)}
+
+
 def all_lines(x, f) -> list[Line]:
     """Every line of the plan, stage by stage, the idle hours of what it commits to, then the redundancy on each
-    stage."""
+    stage. A plan without pre-training (``plan_kind``) has no line of the stages it does not run, and pays for the
+    open weights it starts from."""
     lines = [*pretrain_lines(x, f), *sft_lines(x, f), *preference_lines(x, f), *evaluation_lines(x, f),
              *serving_lines(x, f), *commitment_lines(x, f)]
-    return lines + redundancy_lines(x, lines)
+    kinds = np.asarray(x["plan_kind"], dtype=object)
+    if (kinds != "pretrain").any():  # only then: a pre-training plan's lines stay as they were
+        lines = [*_within_kind(kinds, lines), *open_weights_lines(x, kinds)]
+    lines = lines + redundancy_lines(x, lines)
+    if kinds.ndim == 0:  # one plan: the stages it does not run have no line at all
+        lines = [line for line in lines if line.stage in KIND_STAGES[kinds.item()]]
+    return lines
+
+
+def _within_kind(kinds, lines: list[Line]) -> list[Line]:
+    """The lines, each nought where its stage is not one its plan's kind runs."""
+    runs = {stage: np.isin(kinds, [k for k, stages in KIND_STAGES.items() if stage in stages]) for stage in STAGES}
+    return [Line(line.stage, line.category, line.item, np.where(runs[line.stage], line.quantity, 0.0), line.unit,
+                 line.unit_cost_usd, line.cost_type, line.formula, line.source) for line in lines]
+
+
+def open_weights_lines(x, kinds) -> list[Line]:
+    """The published weights a plan starts from: downloaded once, then kept in object storage (for the retention
+    period when fine-tuned, for the serving months when only served). A plan that fine-tunes pays them in its
+    fine-tuning stage, one that only serves in serving."""
+    weights_gb = 2.0 * np.asarray(x["params"], dtype=float) / 1e9  # published in 16-bit formats: 2 bytes a parameter
+    out = []
+    for kind, stage, months, months_name in (("open_weights", "sft", x["retention_months"], "retention_months"),
+                                             ("serve_only", "inference", x["serving_months"], "serving_months")):
+        mine = kinds == kind
+        if not mine.any():
+            continue
+        out += [Line(stage, "network", "open weights download", np.where(mine, weights_gb, 0.0), "GB",
+                     x["ingest_usd_per_gb"], "elastic", "2 bytes x params (16-bit weights), downloaded once",
+                     np.where(x["ingest_usd_per_gb"] > 0, "ingest_usd_per_gb",
+                              "0: inbound transfer to the major clouds is not charged (ingest_usd_per_gb = 0)")),
+                Line(stage, "storage", "open weights in object storage",
+                     np.where(mine, storage.gb_months(weights_gb * 1e9, months), 0.0), "GB-month",
+                     x["object_storage_usd_per_gb_month"], "elastic", f"2 bytes x params x {months_name}",
+                     "object tier price per GB-month (shared/reference/prices.md)")]
+    return out
 
 
 #: (price group, stage its idle line stands in, item) of each commitment (:func:`workbench.plan.figures.commitments`).

@@ -112,20 +112,21 @@ def memory_warnings(scenario: Scenario, figures: dict) -> list[str]:
 
 def warnings(scenario: Scenario, figures: dict) -> list[str]:
     out = []
-    if scenario.n_gpus is None and figures["n_gpus_wanted"] > figures["n_gpus"]:
+    pretraining, trains = scenario.plan_kind == "pretrain", scenario.plan_kind != "serve_only"
+    if pretraining and scenario.n_gpus is None and figures["n_gpus_wanted"] > figures["n_gpus"]:
         out.append(f"finishing pre-training in {figures['target_days_used']:,.0f} days needs "
                    f"{figures['n_gpus_wanted']:,.0f} GPUs, more than the {fields()['n_gpus'].max:,.0f} the n_gpus field "
                    f"allows; sized at {figures['n_gpus']:,.0f} GPUs, pre-training takes {figures['wall_days']:,.1f} days")
-    out += memory_warnings(scenario, figures)
-    if figures["global_batch_tokens_used"] > 1.25 * figures["global_batch_tokens"]:
+    out += memory_warnings(scenario, figures) if trains else []
+    if pretraining and figures["global_batch_tokens_used"] > 1.25 * figures["global_batch_tokens"]:
         out.append(f"the layout runs a global batch of {figures['global_batch_tokens_used']:,.0f} tokens, more than the "
                    f"{figures['global_batch_tokens']:,.0f} planned: {figures['data_parallel']:,.0f} data-parallel replicas "
                    "need a micro-batch each; use fewer GPUs, more tensor or pipeline parallelism, or a larger "
                    "global_batch_tokens")
-    if scenario.mfu is None and str(figures["mfu_basis"]).startswith("extrapolated"):
+    if trains and scenario.mfu is None and str(figures["mfu_basis"]).startswith("extrapolated"):
         out.append(f"the MFU of {scenario.gpu} is {figures['mfu_basis']}: no published training run of its generation "
                    "is on record; type a measured mfu when you have one")
-    if figures["idle_share"] > 0:
+    if trains and figures["idle_share"] > 0:
         group = figures["tensor_parallel_used"] * figures["pipeline_parallel_used"]
         out.append(f"n_gpus={figures['n_gpus']:.0f} is not a multiple of tensor_parallel x pipeline_parallel = {group:.0f}: "
                    f"{figures['idle_share'] * figures['n_gpus']:,.0f} GPUs have no data-parallel replica and stay idle")
@@ -146,10 +147,12 @@ def warnings(scenario: Scenario, figures: dict) -> list[str]:
         over = figures["total_cost_usd"] - scenario.budget_usd
         out.append(f"the plan's total of {figures['total_cost_usd']:,.0f} USD is over the budget of "
                    f"{scenario.budget_usd:,.0f} USD by {over:,.0f} USD ({over / scenario.budget_usd:.0%})")
-    note = scaling.optimality_warning(figures["active_params"], scenario.tokens, scenario.scaling_law)
-    if note:
+    note = scaling.optimality_warning(figures["active_params"], scenario.tokens, scenario.scaling_law) if pretraining else ""
+    if note:  # the size against the tokens is a pre-training question: an open model's is its publisher's
         out.append(note)
-    out += checkpoint_warnings(scenario, figures)
+    out += checkpoint_warnings(scenario, figures) if trains else []
+    if scenario.plan_kind == "serve_only" and scenario.serving_months == 0:
+        out.append("plan_kind=serve_only with serving_months=0 costs nothing: give the months of serving")
     return out + boundaries.warnings(scenario, figures)
 
 

@@ -10,6 +10,7 @@ then stands for a batch, and :func:`workbench.estimate` evaluates it in one nump
 from __future__ import annotations
 
 import json
+import math
 from urllib.parse import parse_qsl, urlencode
 
 import numpy as np
@@ -23,7 +24,32 @@ SCHEMA_VERSION = 1
 MAX_JSON_CHARS = 64_000_000
 
 from .scenario_fields import (COMMA_HINT, EXCERPT_CHARS, Field, ScenarioError, _check, _check_numeric_array, _unknown_field, check_field, close_fields, excerpt, fields, fields_or_none, parse_quantity)  # noqa: F401 (re-exported)
+from .money import HOW_TO_WRITE, HOW_TO_WRITE_ZH, MoneyError, parse_money
 from .scenario_rules import _check_combination, bounded_by_shape, model_shape, no_bandwidth_error  # noqa: F401
+
+
+def _money_in_usd(spec, values: dict) -> dict:
+    """Money fields (unit USD...) typed as people write money (``$3M``, ``3 million``, ``300万``, ``¥2,000万``) read
+    as USD; an amount in renminbi at the scenario's own ``cny_per_usd`` (its default when that is not a number)."""
+    typed = [name for name, v in values.items()
+             if isinstance(v, str) and name in spec and str(spec[name].unit).startswith("USD")]
+    if not typed:
+        return values
+    rate = values.get("cny_per_usd", spec["cny_per_usd"].default)
+    try:
+        rate = float(rate)
+    except (TypeError, ValueError):
+        rate = float(spec["cny_per_usd"].default)
+    if not (math.isfinite(rate) and rate > 0):
+        rate = float(spec["cny_per_usd"].default)
+    out = dict(values)
+    for name in typed:
+        try:
+            out[name] = parse_money(values[name], "USD", rate).usd
+        except MoneyError as error:
+            raise ScenarioError(name, values[name], error.problem, f"an amount such as {HOW_TO_WRITE}",
+                                f"金额，例如 {HOW_TO_WRITE_ZH}") from None
+    return out
 
 
 class Scenario:
@@ -42,6 +68,7 @@ class Scenario:
         for name in values:
             if name not in spec:
                 raise _unknown_field(name, values[name])
+        values = _money_in_usd(spec, values)
         checked = {name: _check(f, values.get(name, f.default)) for name, f in spec.items()}
         _check_combination(checked)
         object.__setattr__(self, "_values", checked)

@@ -154,7 +154,7 @@ POSITIVE_FIELDS = frozenset((
     "tensor_parallel", "tokens", "usable_memory_fraction", "useful_life_years", "global_batch_tokens",
     "network_gbps_per_node"))
 FIELD_NAMES = (
-    "name", "params", "active_params", "tokens", "seq_len", "d_model", "n_layers", "n_kv_heads", "gpu", "precision", "n_gpus",
+    "name", "plan_kind", "params", "active_params", "tokens", "seq_len", "d_model", "n_layers", "n_kv_heads", "gpu", "precision", "n_gpus",
     "target_days", "gpus_per_node", "network_gbps_per_node", "mfu", "mfu_uncertainty", "pricing", "experiment_pricing", "post_training_pricing", "serving_pricing",
     "serving_peak_pricing", "commitment_other_use_share", "provider", "price_per_gpu_hour", "recompute",
     "zero_stage", "tensor_parallel", "pipeline_parallel", "gradient_precision", "attention_kernel", "micro_batch_size", "global_batch_tokens", "usable_memory_fraction", "scaling_law",

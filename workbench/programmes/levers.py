@@ -426,3 +426,23 @@ def _rent_on_demand(programme, timeline, priced) -> dict:
     moved = [w.name for w in programme.workstreams if rented(w.changes)]
     return {**row, **figures, "applicable": True,
             "applied": {**changes, "fleets": "dropped", **({"workstreams": moved} if moved else {})}}
+
+
+def apply_programme_lever(programme, row) -> object:
+    """``programme`` with the lever of a :func:`programme_levers` row applied, as that row priced it: its ``base``
+    changes, idle debug environments released after 15 minutes on the workstreams it names, or on-demand renting
+    (fleets dropped, committing pricing made on demand in the base and the workstreams)."""
+    from dataclasses import replace
+    applied = dict(row["applied"])
+    if not row["applicable"]:
+        raise ValueError(f"lever {row['lever']} does not apply here: {row['why_not']}")
+    if row["lever"] == "debug_release":
+        names = set(applied["workstreams"])
+        return programme.replace(workstreams=tuple(
+            replace(w, debug_auto_release_hours=0.25, debug_never_released=False) if w.name in names else w
+            for w in programme.workstreams))
+    if row["lever"] == "rent_on_demand":
+        rented = lambda changes: {k: "on_demand" for k in _PRICING_FIELDS if changes.get(k) in _COMMITTED}  # noqa: E731
+        return programme.replace(base={**programme.base, **rented(programme.base)}, fleets=(), workstreams=tuple(
+            replace(w, changes={**w.changes, **rented(w.changes)}) for w in programme.workstreams))
+    return programme.replace(base={**programme.base, **applied})

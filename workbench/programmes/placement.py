@@ -154,8 +154,10 @@ def training_block(programme, workstreams, runs, lines, offsets, ends, horizon) 
                       [t0, release, start + retention, end + retention, end + retention + archive], end)
         # a later cycle buys a share of its labels again; a release is evaluated in full every time
         annotation = (mine["category"].to_numpy() == "annotation") & (mine["stage"].to_numpy() != "evaluation")
+        # the open weights a workstream starts from are downloaded and kept once, whatever its cycles
+        base_weights = mine["item"].str.startswith("open weights").to_numpy()
         first = _redundancy_follows(mine, np.ones(n))
-        later = _redundancy_follows(mine, np.where(annotation, w.reannotation_share, 1.0))
+        later = _redundancy_follows(mine, np.where(annotation, w.reannotation_share, np.where(base_weights, 0.0, 1.0)))
         share = np.concatenate([first, *([later] * (n_cycles - 1))])
         counted = (mine["unit"].to_numpy() == "GPU-h") & (mine["gpu_hour_class"].to_numpy() != "none")
         gpu_hours = np.tile(np.where(counted, mine["quantity"].to_numpy(), 0.0), n_cycles) * share
@@ -288,6 +290,12 @@ def serving_block(programme, workstreams, runs, ends, horizon, owners):
     index = lines["scenario"].to_numpy()
     pair = np.array([p[:3] for p in pairs])
     fraction = np.array([p[3] for p in pairs])[index]
+    # a served open model is downloaded once per version: in the first month that version is live
+    first_month = {}
+    for i, k, month, *_ in pairs:
+        first_month.setdefault((i, k), month)
+    once = np.array([first_month[(i, k)] == month for i, k, month, *_ in pairs])[index]
+    fraction = np.where(lines["item"].to_numpy() == "open weights download", once.astype(float), fraction)
     gpu_class = np.array([profile_of("inference", item)[1] for item in lines["item"]])
     ws = pair[index, 0]
     out = pd.DataFrame({"month": pair[index, 2], "workstream": [workstreams[i].name for i in ws],
@@ -423,7 +431,7 @@ def hidden_block(programme, workstreams, runs, figures, offsets, ends, horizon) 
                         add(m + 1, w.name, k + 1, "pretrain", "network", "corpus read across regions", "elastic",
                             read_usd * weights[m], tags=w.tags_for(k + 1))
         gpus = w.hidden("debug_gpus")
-        if gpus:
+        if gpus and w.stages:  # development environments are for training work; a serving workstream has none
             release = None if w.debug_never_released else w.hidden("debug_auto_release_hours")
             held, _ = hidden.debug_gpu_hours(gpus, w.hidden("debug_sessions_per_month"), w.hidden("debug_session_hours"),
                                              release)

@@ -11,6 +11,7 @@ The file form (JSON, or TOML for reading) round-trips losslessly through :meth:`
 """
 from __future__ import annotations
 
+import datetime
 import difflib
 
 import json
@@ -23,6 +24,7 @@ from dataclasses import dataclass, field, fields as dataclass_fields, replace
 from pathlib import Path
 
 from ..formulas import hidden
+from ..plan.money import HOW_TO_WRITE, HOW_TO_WRITE_ZH, MoneyError, parse_money
 from ..plan.scenario import MAX_JSON_CHARS, Scenario, ScenarioError, excerpt, fields
 
 SCHEMA_VERSION = 1
@@ -39,6 +41,7 @@ MAX_STAFF = 100
 MAX_FLEETS = 20
 MAX_TAGS = 20
 _TAG_KEY = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
+_START = re.compile(r"20[0-9]{2}-(0[1-9]|1[0-2])")
 #: The name under which a timeline attributes the programme's own lines (security and compliance).
 PROGRAMME_LINES = "programme"
 #: The columns of a timeline's lines (:mod:`workbench.programmes.placement`); a tag becomes a column beside them.
@@ -125,7 +128,7 @@ class Workstream:
     """One line of work: a scenario run once, or every ``every_months`` months for ``cycles`` cycles.
 
     stages: the training stages it pays for (a pre-training workstream: ``("pretrain",)``; a fine-tuning one:
-        ``("sft", "preference", "evaluation")``).
+        ``("sft", "preference", "evaluation")``; none for one that only serves, with ``serve_months``).
     start_month: the month its first cycle starts [1 = the programme's first month].
     reannotation_share: the share of each annotation batch bought again in cycles after the first [fraction].
     serve_months: each cycle's release is served for this many months, then retired [month]; 0: not served.
@@ -237,6 +240,7 @@ class Programme:
     security_usd_per_month: float | None = None  # None: data/programme_defaults.csv
     content_filtering: str = "self_hosted"  # self_hosted | api | none (true: api, false: none, as files had it)
     fleets: tuple = ()
+    start: str | None = None  # the first calendar month, "YYYY-MM"; None: the month after the one it is read in
 
     def __post_init__(self):
         checked = _checked(self)
@@ -250,6 +254,25 @@ class Programme:
     def replace(self, **changes) -> Programme:
         return replace(self, **changes)
 
+    def first_month(self, today: datetime.date | None = None) -> tuple[int, int]:
+        """(year, month) of the programme's month 1: ``start``, or the month after ``today`` (default: now)."""
+        if self.start is not None:
+            year, month = map(int, self.start.split("-"))
+            return year, month
+        today = today or datetime.date.today()
+        return (today.year + 1, 1) if today.month == 12 else (today.year, today.month + 1)
+
+    def month_label(self, month, today: datetime.date | None = None) -> str:
+        """The calendar month ``YYYY-MM`` of programme month ``month`` (1 = the first)."""
+        year, first = self.first_month(today)
+        index = year * 12 + first - 1 + int(month) - 1
+        return f"{index // 12:04d}-{index % 12 + 1:02d}"
+
+    def month_labels(self, months=None, today: datetime.date | None = None) -> list[str]:
+        """:meth:`month_label` of each of ``months`` (default: 1 to the horizon)."""
+        months = range(1, self.horizon_months + 1) if months is None else months
+        return [self.month_label(m, today) for m in months]
+
     # -- file form ------------------------------------------------------------------------------------
     def to_dict(self) -> dict:
         return {"schema_version": SCHEMA_VERSION, "name": self.name, "horizon_months": self.horizon_months,
@@ -258,7 +281,8 @@ class Programme:
                 "staff": [{**_plain(s), "tags": dict(s.tags)} for s in self.staff],
                 "workstreams": [{**_plain(w), "stages": list(w.stages), "changes": dict(w.changes), "tags": dict(w.tags)}
                                 for w in self.workstreams],
-                **({"fleets": [{**_plain(f), "tags": dict(f.tags)} for f in self.fleets]} if self.fleets else {})}
+                **({"fleets": [{**_plain(f), "tags": dict(f.tags)} for f in self.fleets]} if self.fleets else {}),
+                **({"start": self.start} if self.start is not None else {})}
 
     def to_json(self, indent: int | None = 2) -> str:
         # numpy numbers given through the Python API are plain numbers in the file
@@ -391,10 +415,40 @@ def _checked(p: Programme) -> Programme:
     if not isinstance(p.budgets, dict):
         raise ProgrammeError(where, "budgets", p.budgets, "is not an object", "an object of resource: USD")
     budgets = {}
+    tag_values = {"workstream": {entry.name for entry in (*checked_ws, *checked_staff)}}
+    for entry in checked_ws:
+        for cycle in range(1, entry.cycles + 1):
+            for k, v in entry.tags_for(cycle).items():
+                tag_values.setdefault(k, set()).add(v)
+    for entry in checked_staff:
+        for k, v in entry.tags.items():
+            tag_values.setdefault(k, set()).add(v)
+    tag_keys = set(tag_values)
+    rate = base.cny_per_usd
     for resource, usd in p.budgets.items():
-        if resource not in BUDGET_RESOURCES:
+        key = resource.split(":", 1)[0] if isinstance(resource, str) and ":" in resource else None
+        if key is not None:  # a tag's budget: "team:post-training"
+            value = resource.split(":", 1)[1].strip()
+            if key not in tag_keys or not value:
+                raise ProgrammeError(where, f"budgets.{resource}", usd, "is not a tag of this programme with a value",
+                                     "tag:value with a tag of the workstreams or staff ("
+                                     + ", ".join(sorted(tag_keys)) + "), e.g. team:post-training",
+                                     "标签:取值，标签须为工作流或人员的标签（" + "、".join(sorted(tag_keys))
+                                     + "），例如 team:post-training")
+            if value not in tag_values[key]:
+                close = difflib.get_close_matches(value, sorted(tag_values[key]), n=3)
+                raise ProgrammeError(where, f"budgets.{resource}", usd, f"names no {key} of this programme",
+                                     ", ".join(f"{key}:{v}" for v in (close or sorted(tag_values[key])[:10])))
+            resource = f"{key}:{value}"
+        elif resource not in BUDGET_RESOURCES:
             raise ProgrammeError(where, f"budgets.{resource}", usd, "is not a resource with a budget",
-                                 ", ".join(BUDGET_RESOURCES))
+                                 ", ".join(BUDGET_RESOURCES) + ", or tag:value (e.g. team:post-training)")
+        if isinstance(usd, str):  # money as people write it: "$3M", "1.5 million", "300万", "¥2,000万"
+            try:
+                usd = parse_money(usd, "USD", rate).usd
+            except MoneyError as error:
+                raise ProgrammeError(where, f"budgets.{resource}", usd, error.problem,
+                                     f"an amount such as {HOW_TO_WRITE}", f"金额，例如 {HOW_TO_WRITE_ZH}") from None
         budgets[resource] = _number(where, f"budgets.{resource}", usd, 1, 1e13, allowed="1 to 1e13 USD")
     percents = p.alert_percents
     if not isinstance(percents, (list, tuple)) or not 1 <= len(percents) <= 10:
@@ -403,6 +457,13 @@ def _checked(p: Programme) -> Programme:
     if list(percents) != sorted(set(percents)):
         raise ProgrammeError(where, "alert_percents", list(percents), "is not in increasing order without repeats",
                              "e.g. [30, 50, 80]")
+    start = p.start
+    if start is not None:
+        if not (isinstance(start, str) and _START.fullmatch(start.strip())):
+            raise ProgrammeError(where, "start", start, "is not a calendar month",
+                                 "YYYY-MM from 2000-01 to 2099-12 (e.g. 2027-01), or null for next month",
+                                 "YYYY-MM，2000-01 到 2099-12（如 2027-01），或 null 表示下个月")
+        start = start.strip()
     security = _optional(where, "security_usd_per_month", p.security_usd_per_month)
     filtering = {True: "api", False: "none"}.get(p.content_filtering, p.content_filtering) \
         if isinstance(p.content_filtering, bool) else p.content_filtering
@@ -413,7 +474,7 @@ def _checked(p: Programme) -> Programme:
     for key, value in dict(name=name, horizon_months=horizon, workstreams=tuple(checked_ws), base=dict(p.base),
                            staff=tuple(checked_staff), budgets=budgets, alert_percents=percents,
                            security_usd_per_month=security, content_filtering=filtering,
-                           fleets=checked_fleets).items():
+                           fleets=checked_fleets, start=start).items():
         object.__setattr__(out, key, value)
     return out
 
@@ -451,8 +512,9 @@ def _checked_workstream(w: Workstream, horizon: int, base_changes: dict) -> Work
     name = _text(where, "name", w.name, 60)
     where = f"workstream {name!r}"
     stages = w.stages
-    if isinstance(stages, str) or not isinstance(stages, (list, tuple)) or not stages:
-        raise ProgrammeError(where, "stages", stages, "is not a list of stages", ", ".join(TRAINING_STAGES) + " (one or more)")
+    if isinstance(stages, str) or not isinstance(stages, (list, tuple)):
+        raise ProgrammeError(where, "stages", stages, "is not a list of stages",
+                             ", ".join(TRAINING_STAGES) + " (none for a workstream that only serves)")
     for stage in stages:
         if stage not in TRAINING_STAGES:
             raise ProgrammeError(where, "stages", stage, "is not a training stage", ", ".join(TRAINING_STAGES))
@@ -486,6 +548,18 @@ def _checked_workstream(w: Workstream, horizon: int, base_changes: dict) -> Work
                          data_in_other_region=_flag(where, "data_in_other_region", w.data_in_other_region))
     base = _scenario("programme", Scenario(), base_changes, "base")
     scenario = checked.scenario(base)
+    kind = scenario.plan_kind
+    if not stages and not serve:
+        raise ProgrammeError(where, "stages", [], "is empty and serve_months is 0: the workstream does nothing",
+                             ", ".join(TRAINING_STAGES) + " (one or more), or serve_months above 0")
+    if "pretrain" in stages and kind != "pretrain":
+        raise ProgrammeError(where, "stages", list(stages), f"pre-trains a model whose plan_kind is {kind}",
+                             "stages without pretrain, or plan_kind = pretrain",
+                             "去掉 pretrain 阶段，或将 plan_kind 设为 pretrain")
+    if stages and kind == "serve_only":
+        raise ProgrammeError(where, "stages", list(stages), "trains a model whose plan_kind is serve_only",
+                             "no stages (the workstream serves the open model), or plan_kind = open_weights",
+                             "不设训练阶段（只上线开源模型），或将 plan_kind 设为 open_weights")
     if scenario.serving_months:
         raise ProgrammeError(where, "changes.serving_months", scenario.serving_months,
                              "is set; in a programme each release is served for serve_months",

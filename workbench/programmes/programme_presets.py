@@ -9,8 +9,11 @@ served for ``versions x every_months`` months, so a new one replaces the oldest.
 """
 from __future__ import annotations
 
+import base64
+import json
 import math
 import re
+import zlib
 from dataclasses import replace
 from urllib.parse import parse_qsl
 
@@ -18,7 +21,7 @@ import pandas as pd
 
 from ..reference.data import DataFileError, cached, data_dir, read_table
 from ..reference.i18n import problem_zh
-from .programme import MAX_MONTHS, Programme, ProgrammeError, Workstream, load
+from .programme import MAX_MONTHS, Programme, ProgrammeError, Workstream, load, loads
 from ..plan.scenario import excerpt
 
 #: knob -> (label, label_zh, low, high, whole, unit, unit_zh)
@@ -30,8 +33,57 @@ KNOBS = {
     "growth": ("Traffic growth", "流量月增长", -50, 100, False, "% a month", "% / 月"),
 }
 _ASCII_NUMBER = re.compile(r"^\s*[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?\s*$")
-#: the link keys of the programme view (the app's single-run planner ignores them)
-QUERY_KEYS = ("view", "programme", *KNOBS)
+#: the link keys of the programme view (the app's single-run planner ignores them); ``plan``: a whole programme
+QUERY_KEYS = ("view", "programme", "plan", *KNOBS)
+#: The longest ``plan`` a link may carry, and the most its file may inflate to (a link is not a way to ship a bomb).
+MAX_LINK_PLAN_CHARS, MAX_LINK_PLAN_BYTES = 24_000, 400_000
+_CADENCE = {1: ("monthly releases", "每月发布"), 3: ("quarterly releases", "每季度发布"),
+            6: ("half-yearly releases", "每半年发布"), 12: ("yearly releases", "每年发布")}
+_KIND = {"pretrain": ("pre-trained", "从头预训练"), "open_weights": ("open weights", "开源权重"),
+         "serve_only": ("open model served", "开源模型上线")}
+
+
+def describe(p: Programme, lang: str = "en") -> str:
+    """A name that says what the programme is, from its values: ``70B open weights, 12 months, monthly releases``."""
+    base = p.base_scenario
+    zh = lang == "zh"
+    size = f"{base.params / 1e9:g}B"
+    releases = [w for w in p.workstreams if w.every_months or w.serve_months]
+    if releases and releases[0].every_months and releases[0].cycles > 1:
+        every = releases[0].every_months
+        cadence = _CADENCE[every][zh] if every in _CADENCE else (f"每 {every} 个月发布" if zh else f"releases every {every} months")
+    elif releases and not releases[0].stages:
+        cadence = ""  # served all along: the horizon says it
+    else:
+        cadence = "单次训练" if zh else "one run"
+    months = f"{p.horizon_months} 个月" if zh else f"{p.horizon_months} months"
+    return ("，" if zh else ", ").join(filter(None, [f"{size} {_KIND[base.plan_kind][zh]}", months, cadence]))
+
+
+def encode_plan(p: Programme) -> str:
+    """The programme as a link value: its file, compact, deflated and base64url-encoded (a few hundred characters)."""
+    raw = json.dumps(p.to_dict(), separators=(",", ":"), ensure_ascii=False).encode()
+    return base64.urlsafe_b64encode(zlib.compress(raw, 9)).decode().rstrip("=")
+
+
+def decode_plan(text: str) -> Programme:
+    """The programme of a link's ``plan`` value, checked as a file is (a :class:`ProgrammeError` when it is not)."""
+    text = str(text or "").strip()
+    if not text or len(text) > MAX_LINK_PLAN_CHARS or not re.fullmatch(r"[A-Za-z0-9_-]+", text):
+        raise ProgrammeError("programme", "plan", text, "is not a plan this app wrote",
+                             f"the plan=... of a link copied from the programme view (at most {MAX_LINK_PLAN_CHARS:,} "
+                             "characters)", f"从项目计划页面复制的链接中的 plan=...（至多 {MAX_LINK_PLAN_CHARS:,} 个字符）")
+    try:
+        packed = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+        inflater = zlib.decompressobj()
+        raw = inflater.decompress(packed, MAX_LINK_PLAN_BYTES)
+        if inflater.unconsumed_tail:
+            raise ValueError("too large")
+    except (ValueError, zlib.error):
+        raise ProgrammeError("programme", "plan", text, "is not a plan this app wrote",
+                             "the plan=... of a link copied from the programme view",
+                             "从项目计划页面复制的链接中的 plan=...") from None
+    return loads(raw, "json")
 
 
 @cached
@@ -154,7 +206,8 @@ _KNOB_OF_FIELD = {"every_months": "every", "cycles": "cycles", "serve_months": "
 
 
 def parse_query(query: str, lang: str = "en") -> tuple[str | None, dict, list[str]]:
-    """(preset id or None, knob values, messages) from a link; a bad value is reported and left out."""
+    """(preset id or None, knob values, messages) from a link; a bad value is reported and left out. A whole
+    programme (``plan``) comes as the value ``plan`` of the knob values."""
     pairs = parse_qsl(str(query or "").lstrip("?"), keep_blank_values=True)
     given: dict[str, list[str]] = {}
     for key, value in pairs:
@@ -169,6 +222,11 @@ def parse_query(query: str, lang: str = "en") -> tuple[str | None, dict, list[st
         try:
             preset(given["programme"][0])
             chosen = given["programme"][0]
+        except ProgrammeError as error:
+            errors.append(message(error, lang))
+    if "plan" in given:  # a whole programme: the preset it started from (if any) names it in the menu
+        try:
+            values["plan"] = decode_plan(given["plan"][0])
         except ProgrammeError as error:
             errors.append(message(error, lang))
     for key in KNOBS:

@@ -58,20 +58,40 @@ class Timeline:
         return table.reindex(months, fill_value=0.0)
 
     def cumulative(self, resource: str = "total") -> pd.Series:
-        """Cumulative spend [USD] at the end of each month on ``resource`` (a budget resource)."""
-        lines = self.lines if resource == "total" else self.lines[self.lines["category"].isin(RESOURCE_CATEGORIES[resource])]
+        """Cumulative spend [USD] at the end of each month on ``resource`` (a budget resource, or ``tag:value``)."""
+        if resource == "total":
+            lines = self.lines
+        elif ":" in resource:  # a tag's budget: the lines carrying that tag value
+            key, value = resource.split(":", 1)
+            lines = self.lines[self.lines[key] == value] if key in self.lines else self.lines.iloc[:0]
+        else:
+            lines = self.lines[self.lines["category"].isin(RESOURCE_CATEGORIES[resource])]
         months = pd.Index(range(1, self.programme.horizon_months + 1), name="month")
         return lines.groupby("month")["cost_usd"].sum().reindex(months, fill_value=0.0).cumsum()
 
-    def first_run_split(self) -> tuple[float, float]:
-        """(cost of the first training run, cost of everything else) [USD]: the first run is cycle 1 of every
-        pre-training workstream, all its lines but serving (compute, failures, experiments, storage, network, the
-        cleaning of its corpus, its debug environments); the rest is what comes after (fine-tunes, serving, staff,
-        hidden costs of later work)."""
+    def first_run_workstreams(self) -> list[str]:
+        """The workstreams whose first cycle is the first training run: every pre-training workstream; in a
+        programme without pre-training (open weights), the fine-tuning workstream(s) that start first; none in a
+        programme that only serves."""
+        training = [w for w in self.programme.workstreams if w.stages]
+        pretraining = [w.name for w in training if "pretrain" in w.stages]
+        if pretraining or not training:
+            return pretraining
+        first = min(w.start_month for w in training)
+        return [w.name for w in training if w.start_month == first]
+
+    def first_run_mask(self) -> pd.Series:
+        """The lines of the first training run: cycle 1 of :meth:`first_run_workstreams`, all its lines but serving
+        (compute, failures, experiments, storage, network, the cleaning of its corpus, its debug environments)."""
         lines = self.lines
-        pretraining = [w.name for w in self.programme.workstreams if "pretrain" in w.stages]
-        first = lines["workstream"].isin(pretraining) & (lines["cycle"] == 1) & (lines["stage"] != "inference")
-        first_usd = float(lines.loc[first, "cost_usd"].sum())
+        return lines["workstream"].isin(self.first_run_workstreams()) & (lines["cycle"] == 1) & \
+            (lines["stage"] != "inference")
+
+    def first_run_split(self) -> tuple[float, float]:
+        """(cost of the first training run, cost of everything else) [USD]: the first run (:meth:`first_run_mask`:
+        the pre-training run, or the first fine-tune when the programme starts from open weights) against what comes
+        after (fine-tunes, serving, staff, hidden costs of later work)."""
+        first_usd = float(self.lines.loc[self.first_run_mask(), "cost_usd"].sum())
         return first_usd, self.total_cost_usd - first_usd
 
     def by_tag(self, key: str, by: str | None = None) -> pd.Series | pd.DataFrame:
@@ -92,10 +112,12 @@ class Timeline:
             for percent in percents:
                 threshold = budget * percent / 100.0
                 crossed = spent.index[spent.to_numpy() >= threshold * (1 - 1e-12)]
+                month = int(crossed[0]) if len(crossed) else None
                 rows.append({"resource": resource, "budget_usd": budget, "percent": percent, "threshold_usd": threshold,
-                             "month": int(crossed[0]) if len(crossed) else None,
+                             "month": month, "calendar_month": None if month is None else self.programme.month_label(month),
                              "spent_usd": float(spent.iloc[-1])})
-        return pd.DataFrame(rows, columns=["resource", "budget_usd", "percent", "threshold_usd", "month", "spent_usd"])
+        return pd.DataFrame(rows, columns=["resource", "budget_usd", "percent", "threshold_usd", "month", "calendar_month",
+                                           "spent_usd"])
 
     def kpis(self) -> pd.DataFrame:
         """Unit costs per month: USD per trained token, USD per million served tokens, the share of training
@@ -172,11 +194,13 @@ class Timeline:
         """Plain-Python form (``workbench plan --json``): valid JSON, ``None`` for a figure that does not exist."""
         keys = ["month", "category", "workstream", *self.tag_keys]
         monthly = (self.lines.groupby(keys, sort=True)["cost_usd"].sum().reset_index())
+        monthly.insert(1, "calendar_month", self.programme.month_labels(monthly["month"]))
         by_tag = {key: {k: float(v) for k, v in self.by_tag(key).items()} for key in ("workstream", *self.tag_keys)}
         alerts = self.alerts()
         kpis = self.kpis().reset_index()
         return {
             "programme": self.programme.name, "horizon_months": self.programme.horizon_months,
+            "first_month": self.programme.month_label(1), "last_month": self.programme.month_label(self.programme.horizon_months),
             "total_cost_usd": self.total_cost_usd, "beyond_horizon_usd": self.beyond_horizon_usd,
             **dict(zip(("first_run_usd", "after_first_run_usd"), self.first_run_split())),
             "by_category": {k: float(v) for k, v in self.lines.groupby("category")["cost_usd"].sum().items()},
@@ -269,9 +293,16 @@ def evaluate(programme: Programme) -> Timeline:
     trained = trained_tokens(workstreams, runs, offsets, horizon)
     months_tokens = pd.DataFrame({"month": np.arange(1, horizon + 1), "trained_tokens": trained, "served_tokens": served})
     timeline = Timeline(programme, frame, tag_keys, beyond, months_tokens, fleet_months, fleet_summaries)
-    timeline.warning_items = _warnings(timeline, ends) + fleet_warnings
+    timeline.warning_items = [(key, with_month_labels(params, programme.month_label))
+                              for key, params in _warnings(timeline, ends) + fleet_warnings]
     timeline.warnings = [warning_text(key, params) for key, params in timeline.warning_items]
     return timeline
+
+
+def with_month_labels(params: dict, month_label) -> dict:
+    """``params`` with ``month_label`` and ``horizon_label`` beside ``month`` and ``horizon``: the calendar months
+    (2027-03) a warning says, from ``month_label`` (programme month -> YYYY-MM)."""
+    return {**params, **{f"{k}_label": month_label(params[k]) for k in ("month", "horizon") if k in params}}
 
 
 def warning_text(key: str, params: dict, lang: str = "en", currency: str = "USD", rate: float = 1.0) -> str:

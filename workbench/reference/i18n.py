@@ -65,7 +65,32 @@ TEXT = {
     "invalid": ("Not applied", "未应用"), "warnings": ("Notes", "提示"),
     "recompute_ms": ("recomputed in", "重算耗时"),
     "redraw_ms": ("figures and chart data sent in", "数字与图表数据发送耗时"),
-    "alerts": ("Budget alerts", "预算预警"), "not_reached": ("not reached", "未达到"),
+    "alerts": ("Budget alerts", "预算预警"), "not_reached": ("not reached", "未达到"), "budget": ("Budget", "预算"), "amount": ("Amount", "金额"),
+    "alert_line": ("Alert line", "预警线"),
+    # the programme editor (workbench.app.programme_editor)
+    "ed_plan": ("Plan: model, GPU, dates", "计划：模型、GPU、日期"), "ed_budgets": ("Budgets and alert lines", "预算与预警线"),
+    "ed_staff": ("Staff", "人员"), "ed_workstreams": ("Workstreams: training, releases, serving", "工作流：训练、发布、服务"),
+    "ed_name": ("Plan name", "计划名称"), "ed_start": ("First month", "起始月份"), "ed_horizon": ("Horizon", "规划期"),
+    "months_unit": ("months", "个月"), "ed_budget_total": ("Total budget", "总预算"),
+    "ed_alert_lines": ("Alert lines", "预警线"), "ed_remove": ("Remove", "删除"), "ed_add_budget": ("Add a budget", "添加预算"),
+    "ed_staff_name": ("Role or team", "岗位或团队"), "ed_fte": ("People (full-time)", "人数（全职）"),
+    "ed_monthly_cost": ("Cost per person per month", "每人每月成本"), "ed_from_month": ("From", "开始"),
+    "ed_to_month": ("Until", "结束"), "ed_add_staff": ("Add staff", "添加人员"), "ed_ws_name": ("Workstream", "工作流"),
+    "ed_stages": ("Stages it pays for (none: it only serves)", "计入的阶段（不选：只上线服务）"),
+    "ed_every": ("Repeat every", "重复间隔"), "ed_cycles": ("Cycles", "轮数"),
+    "ed_serve_months": ("Each release served for", "每个版本上线时长"), "ed_growth": ("Traffic growth", "流量月增长"),
+    "ed_percent_month": ("% a month", "% / 月"), "ed_add_workstream": ("Add a workstream", "添加工作流"),
+    "ed_until_end": ("to the end", "至规划期末"), "ed_once": ("once", "只做一次"),
+    "ed_next_month": ("next month: {month}", "下个月：{month}"),
+    "ed_as_base": ("as the plan: {value}", "同计划：{value}"), "ed_not_a_number": ("is not a number", "不是数字"),
+    "your_plan": ("Your plan", "你的计划"),
+    "first_finetune": ("First fine-tune (no pre-training)", "首次微调（无预训练）"),
+    "no_training_run": ("No training run (serving only)", "无训练（只上线服务）"),
+    "plevers_title": ("What could we cut? Savings over the whole plan", "能省在哪里？整个计划期的降本措施"),
+    "plevers_find": ("Find savings", "查找降本措施"), "plevers_saves": ("saves {saving}", "节省 {saving}"),
+    "plevers_after_risk": ("{amount} after its risk", "计入风险后 {amount}"), "plevers_risk": ("Risk", "风险"),
+    "plevers_not_priced": ("not priced", "未计价"), "plevers_apply": ("Apply", "应用"),
+    "plevers_none": ("No lever saves money on this plan.", "此计划没有能省钱的措施。"), "crossed_in": ("Crossed in", "达到月份"),
     "budget_basis_plan": ("against the plan's total", "以计划总额为基准"),
     "budget_basis_given": ("against the budget", "以预算为基准"),
     "url_error": ("Some link parameters were not applied", "部分链接参数未被应用"),
@@ -122,8 +147,6 @@ TEXT = {
     "first_run": ("First training run", "首次训练"), "after_first_run": ("Everything after it", "此后的全部成本"),
     "beyond_horizon": ("after the horizon (retention tails, commitments and work running past it; not in the total)",
                        "规划期之后（保留期尾部、承诺期剩余与跨越规划期的工作；未计入总成本）"),
-    "alert_month": ("{resource}: {percent:g} % in month {month}", "{resource}：第 {month} 个月达到 {percent:g} %"),
-    "alert_none": ("{resource}: no alert line reached", "{resource}：未达到任何预警线"),
     "download_programme": ("Download programme (JSON)", "下载项目计划（JSON）"),
     "download_monthly": ("Download monthly lines (CSV)", "下载月度明细（CSV）"),
     "load_programme": ("Load programme (JSON or TOML)", "载入项目计划（JSON 或 TOML）"),
@@ -219,18 +242,18 @@ TEXT = {
     "flag_outside": ("{count} month(s) of the bill fall outside the plan ({months}): not compared",
                      "账单中有 {count} 个月不在计划期内（{months}）：未比较"),
     # the timeline's warnings ({money}: an amount in the display currency)
-    "tw_budget_spent": ("The {resource} budget ({budget}) is spent by month {month} of {horizon}; the plan reaches "
-                        "{percent:.0%} of it by the horizon.",
-                        "{resource}预算（{budget}）在第 {month} 个月（共 {horizon} 个月）用完；到规划期末达到预算的 {percent:.0%}。"),
-    "tw_cycles_late": ("Workstream {name!r}: {late} of its {cycles} cycles start after month {horizon}; their costs are "
+    "tw_budget_spent": ("The {resource} budget ({budget}) is spent by {month_label} (the horizon ends {horizon_label}); the plan "
+                        "reaches {percent:.0%} of it by the horizon.",
+                        "{resource}预算（{budget}）在 {month_label} 用完（规划期至 {horizon_label}）；到规划期末达到预算的 {percent:.0%}。"),
+    "tw_cycles_late": ("Workstream {name!r}: {late} of its {cycles} cycles start after {horizon_label}; their costs are "
                        "not in the total (see the amount after the horizon).",
-                       "工作流 {name!r}：{cycles} 轮中有 {late} 轮在第 {horizon} 个月之后开始，其成本未计入总成本（见规划期之后的金额）。"),
-    "tw_served_after": ("Workstream {name!r}: its last release in the horizon is served until month {month}; serving "
-                        "after month {horizon} is not priced.",
-                        "工作流 {name!r}：规划期内最后一个版本在线至第 {month} 个月；第 {horizon} 个月之后的推理未计价。"),
-    "tw_retired": ("Workstream {name!r}: its last release is retired on day {day:.0f} of month {month}; nothing is "
-                   "served from then to the end of month {horizon} (add cycles or keep versions live longer).",
-                   "工作流 {name!r}：最后一个版本在第 {month} 个月的第 {day:.0f} 天下线；此后到第 {horizon} 个月末没有推理服务"
+                       "工作流 {name!r}：{cycles} 轮中有 {late} 轮在 {horizon_label} 之后开始，其成本未计入总成本（见规划期之后的金额）。"),
+    "tw_served_after": ("Workstream {name!r}: its last release in the horizon is served until {month_label}; serving "
+                        "after {horizon_label} is not priced.",
+                        "工作流 {name!r}：规划期内最后一个版本在线至 {month_label}；{horizon_label} 之后的推理未计价。"),
+    "tw_retired": ("Workstream {name!r}: its last release is retired on day {day:.0f} of {month_label}; nothing is "
+                   "served from then to the end of {horizon_label} (add cycles or keep versions live longer).",
+                   "工作流 {name!r}：最后一个版本在 {month_label} 的第 {day:.0f} 天下线；此后到 {horizon_label} 月末没有推理服务"
                    "（可增加发布轮数或延长版本在线时间）。"),
     "tw_serving_gap": ("Workstream {name!r}: each version is retired {gap:.2g} months before the next is released "
                        "(serve_months {serve:g} < every_months {every}); no version serves in those weeks and their "
@@ -240,14 +263,14 @@ TEXT = {
     "tw_fleet_idle": ("Fleet {name!r}: {share:.0%} of its committed GPU-hours in the horizon are idle ({amount}); "
                       "a smaller fleet, a shorter term, or more work on it would use them.",
                       "集群 {name!r}：规划期内 {share:.0%} 的承诺 GPU 小时闲置（{amount}）；可缩小集群、缩短期限或安排更多工作。"),
-    "tw_fleet_overflow": ("From month {month} the {gpu} fleets do not hold all the work (they are full, or their term "
+    "tw_fleet_overflow": ("From {month_label} the {gpu} fleets do not hold all the work (they are full, or their term "
                           "is over): {gpu_hours:,.0f} GPU-h in the horizon are bought as each workstream buys that "
                           "stage, on demand where it was reserved or owned.",
-                          "从第 {month} 个月起，{gpu} 集群容纳不下全部工作（已满或承诺期已结束）：规划期内有 "
+                          "从 {month_label} 起，{gpu} 集群容纳不下全部工作（已满或承诺期已结束）：规划期内有 "
                           "{gpu_hours:,.0f} GPU 小时按各工作流该阶段的方式购买，原为预留或自有的按需购买。"),
-    "tw_beyond": ("{amount} fall after month {horizon} (storage retention and archive tails, work of cycles that "
+    "tw_beyond": ("{amount} fall after {horizon_label} (storage retention and archive tails, work of cycles that "
                   "start or end after it, and the rest of the fleets' terms) and are not in the total.",
-                  "{amount} 发生在第 {horizon} 个月之后（存储保留期与归档尾部、在此之后开始或结束的轮次，以及集群承诺期的剩余部分），"
+                  "{amount} 发生在 {horizon_label} 之后（存储保留期与归档尾部、在此之后开始或结束的轮次，以及集群承诺期的剩余部分），"
                   "未计入总成本。"),
     "workstream": ("workstream", "工作流"), "team": ("team", "团队"), "project": ("project", "项目"),
     "model_version": ("model version", "模型版本"), "environment": ("environment", "环境"),
@@ -304,6 +327,16 @@ PROBLEMS_ZH = {
     "is set; in a programme each release is served for serve_months":
         "已设置；项目计划中每个版本按工作流的 serve_months（在线月数）提供服务",
     "serving_months = 0 and serve_months on the workstream": "serving_months = 0，并在工作流上设置 serve_months",
+    # money typed as people write it (workbench.plan.money)
+    "is not an amount of money": "不是可识别的金额",
+    "is negative: an amount of money here is 0 or more": "为负数：此处金额须不小于 0",
+    "uses points to group thousands: a point is the decimal mark here": "用点分隔千位：此处点是小数点",
+    "has a comma that is not a thousands separator (groups of three digits): a decimal comma is ambiguous":
+        "含有不是千位分隔符（每组三位）的逗号：小数逗号有歧义",
+    "names two currencies": "同时写了两种货币", "is not a plan this app wrote": "不是本应用生成的计划", "is not a calendar month": "不是日历月份", "is not a tag of this programme with a value": "不是本项目计划中带取值的标签", "is not a finite amount of 0 or more": "不是不小于 0 的有限金额",
+    # plan kinds in a programme (workbench.programmes.programme)
+    "trains a model whose plan_kind is serve_only": "要训练的模型的计划类型（plan_kind）是 serve_only（只上线服务）",
+    "is empty and serve_months is 0: the workstream does nothing": "为空且 serve_months 为 0：该工作流什么也不做",
 }
 #: (English start of a problem, Chinese text with ``{rest}`` for what follows the start).
 _PROBLEM_PREFIXES_ZH = (("contains a comma;", "含有逗号；小数请用小数点，不要用千位分隔符（如 1.5T、7500000 或 7.5M）"),
@@ -341,6 +374,9 @@ _PROBLEM_PATTERNS_ZH = (
     (r"is not UTF-8 text \(byte (\d+)\)", "不是 UTF-8 文本（第 {0} 字节）"),
     (r"is not valid JSON \((.*)\)", "不是有效的 JSON（{0}）"),
     (r"is too large for a scenario file", "作为方案文件过大"),
+    (r"names no (\S+) of this programme", "不是本项目计划中的 {0} 取值"),
+    (r"pre-trains a model whose plan_kind is (\S+)", "要预训练的模型的计划类型（plan_kind）是 {0}"),
+    (r"an amount such as (.+)", "金额，例如 {0}"),
     (r"serving for serving_months > 0 needs the weights \(([\d,]+) GB in (\S+)\) and one request's KV cache in one "
      r"replica, which takes (.+) of (\S+) memory(.*)", "推理月数大于 0 时，一个副本须放下权重（{0} GB，{1}）和一个请求的 "
      "KV 缓存，这需要 {2} 的 {3} 显存{4}"),
@@ -366,6 +402,9 @@ def problem_zh(problem: str) -> str:
 
 #: Labels of menu choices whose ids are not words a reader knows (the ids stay the values, in links and files).
 CHOICE_LABELS = {
+    "plan_kind": {"pretrain": ("pre-train from scratch", "从头预训练"),
+                  "open_weights": ("start from open weights (fine-tune and serve)", "基于开源权重（微调并上线）"),
+                  "serve_only": ("serve an open model only", "只上线开源模型")},
     "pricing": {"on_demand": ("on-demand", "按需"), "reserved_1y": ("reserved, 1 year", "预留 1 年"),
                 "reserved_3y": ("reserved, 3 years", "预留 3 年"), "spot": ("spot (interruptible)", "竞价（可被中断）"),
                 "self_hosted": ("self-hosted", "自建")},

@@ -23,44 +23,49 @@ def _colour(frame: pd.DataFrame, title: str) -> alt.Color:
 
 def monthly_costs(frame: pd.DataFrame, *, title="Cost per month", month_title="Month", category_title="Category",
                   cost_title="Cost", currency="USD") -> alt.Chart:
-    """Stacked bars: one bar per month, stacked by category. Frame: month, category, cost, category_order."""
+    """Stacked bars: one bar per calendar month, stacked by category. Frame: month_label (YYYY-MM), category, cost,
+    category_order."""
     return alt.Chart(_source(frame, "frame"), title=title, width=WIDTH, height=240).mark_bar().encode(
-        x=alt.X("month:O", title=month_title),
+        x=alt.X("month_label:O", title=month_title, axis=alt.Axis(labelAngle=-45)),
         y=alt.Y("sum(cost):Q", title=f"{cost_title} [{currency}]", axis=alt.Axis(labelExpr=_BILLIONS)),
         color=_colour(frame, category_title), order=alt.Order("category_order:Q"),
-        tooltip=[alt.Tooltip("month:O", title=month_title), alt.Tooltip("category:N", title=category_title),
+        tooltip=[alt.Tooltip("month_label:O", title=month_title), alt.Tooltip("category:N", title=category_title),
                  alt.Tooltip("cost:Q", title=f"{cost_title} [{currency}]", format=",.0f")],
     )
 
 
 def budget_lines(spend: pd.DataFrame, lines: pd.DataFrame, *, title="Cumulative spend against budget",
-                 month_title="Month", spent_title="Spent", currency="USD") -> alt.ConcatChart:
-    """One small chart per budget resource: cumulative spend by month, a dashed rule per alert line (30 / 50 / 80
-    / 100 %) and a point in the month it is first reached. Frames: spend (resource, month, spent); lines (resource,
-    percent, threshold, label, month)."""
+                 month_title="Month", spent_title="Spent", currency="USD", line_title="Alert line",
+                 crossed_title="Crossed in") -> alt.ConcatChart:
+    """One small chart per budget: cumulative spend by calendar month, a dashed rule per alert line (50 / 80 /
+    100 %) named in a legend (labels on the chart would overlap when two lines are close), and a point in the month
+    each line is first reached, with a tooltip. Frames: spend (resource, month_label, spent); lines (resource,
+    percent, threshold, label, month, month_label)."""
     resources = list(pd.unique(spend["resource"]))
     per_row = min(3, len(resources))  # more budgets wrap onto further rows rather than run off the page
     width = max(150, (WIDTH - 60 * (per_row - 1)) // max(1, per_row))
-    months = [int(spend["month"].min()), int(spend["month"].max())] if len(spend) else [1, 1]
+    months = list(pd.unique(spend["month_label"]))
+    labels = list(pd.unique(lines["label"])) if len(lines) else []
+    reds = ["#f4a582", "#e45756", "#b2182b", "#67001f"]
+    colour = alt.Color("label:N", title=line_title, sort=labels,
+                       scale=alt.Scale(domain=labels, range=[reds[min(3, i + max(0, 4 - len(labels)))]
+                                                             for i in range(len(labels))]))  # darker for higher
     charts = []
     for resource in resources:
         only = alt.datum.resource == resource
+        x = alt.X("month_label:O", title=month_title, scale=alt.Scale(domain=months), axis=alt.Axis(labelAngle=-45))
         line = alt.Chart(_source(spend, "spend")).transform_filter(only).mark_line(point=True, color="#4c78a8").encode(
-            x=alt.X("month:Q", title=month_title, axis=alt.Axis(tickMinStep=1, format="d"),
-                    scale=alt.Scale(domain=months, nice=False)),
-            y=alt.Y("spent:Q", title=f"{spent_title} [{currency}]", axis=alt.Axis(labelExpr=_BILLIONS)),
-            tooltip=[alt.Tooltip("month:Q", title=month_title),
+            x=x, y=alt.Y("spent:Q", title=f"{spent_title} [{currency}]", axis=alt.Axis(labelExpr=_BILLIONS)),
+            tooltip=[alt.Tooltip("month_label:O", title=month_title),
                      alt.Tooltip("spent:Q", title=f"{spent_title} [{currency}]", format=",.0f")])
-        rules = alt.Chart(_source(lines, "lines")).transform_filter(only).mark_rule(
-            strokeDash=[4, 3], color="#e45756").encode(
-            y="threshold:Q", tooltip=[alt.Tooltip("label:N", title=""),
-                                      alt.Tooltip("threshold:Q", title=currency, format=",.0f"),
-                                      alt.Tooltip("month:Q", title=month_title)])
-        labels = alt.Chart(_source(lines, "lines")).transform_filter(only).mark_text(
-            align="left", dx=2, dy=-5, color="#e45756", fontSize=10).encode(x=alt.value(0), y="threshold:Q", text="label:N")
+        tips = [alt.Tooltip("label:N", title=line_title), alt.Tooltip("threshold:Q", title=currency, format=",.0f"),
+                alt.Tooltip("month_label:N", title=crossed_title)]
+        rules = alt.Chart(_source(lines, "lines")).transform_filter(only).mark_rule(strokeDash=[4, 3]).encode(
+            y="threshold:Q", color=colour, tooltip=tips)
         crossed = alt.Chart(_source(lines, "lines")).transform_filter(only).transform_filter(
-            "isValid(datum.month)").mark_point(color="#e45756", filled=True, size=50).encode(x="month:Q", y="threshold:Q")
-        charts.append(alt.layer(line, rules, labels, crossed, title=resource, width=width, height=170))
+            "isValid(datum.month)").mark_point(filled=True, size=70).encode(
+            x=alt.X("month_label:O", scale=alt.Scale(domain=months)), y="threshold:Q", color=colour, tooltip=tips)
+        charts.append(alt.layer(line, rules, crossed, title=resource, width=width, height=170))
     return alt.concat(*charts, columns=per_row, title=title).resolve_scale(y="independent")
 
 
@@ -79,11 +84,12 @@ def attribution(frame: pd.DataFrame, *, title="Cost by tag", value_title="Tag va
 
 
 def kpi_lines(frame: pd.DataFrame, *, title="Unit costs per month", month_title="Month") -> alt.FacetChart:
-    """One small line chart per KPI (its own scale), month on x. Frame: month, kpi, value, kpi_order."""
+    """One small line chart per KPI (its own scale), calendar month on x. Frame: month_label, kpi, value,
+    kpi_order."""
     return alt.Chart(_source(frame, "frame"), width=WIDTH, height=80).mark_line(point=True).encode(
-        x=alt.X("month:Q", title=month_title, axis=alt.Axis(tickMinStep=1, format="d")),
+        x=alt.X("month_label:O", title=month_title, axis=alt.Axis(labelAngle=-45)),
         y=alt.Y("value:Q", title=None),
-        tooltip=[alt.Tooltip("month:Q", title=month_title), alt.Tooltip("kpi:N", title=""),
+        tooltip=[alt.Tooltip("month_label:O", title=month_title), alt.Tooltip("kpi:N", title=""),
                  alt.Tooltip("value:Q", title="", format=",.4~g")],
     ).facet(row=alt.Row("kpi:N", title=None, sort=alt.EncodingSortField("kpi_order", op="min"),
                         header=alt.Header(labelAngle=0, labelAlign="left", labelAnchor="start", labelOrient="top")),

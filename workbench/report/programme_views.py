@@ -28,31 +28,64 @@ def _order(category: str) -> int:
 
 
 def monthly(timeline: Timeline, currency="USD", lang="en") -> pd.DataFrame:
-    """Cost per month and category: ``month``, ``category``, ``cost``, ``category_order``, ``cost_type``."""
+    """Cost per month and category: ``month``, ``month_label`` (YYYY-MM), ``category``, ``cost``,
+    ``category_order``."""
     table = timeline.lines.groupby(["month", "category"], as_index=False)["cost_usd"].sum()
     table = table[table["cost_usd"] != 0]
     return pd.DataFrame({"month": table["month"].astype(int).to_numpy(),
+                         "month_label": timeline.programme.month_labels(table["month"].astype(int)),
                          "category": [t(c, lang) for c in table["category"]],
                          "cost": table["cost_usd"].to_numpy() * rate(timeline, currency),
                          "category_order": [_order(c) for c in table["category"]]})
 
 
 def cumulative(timeline: Timeline, currency="USD", lang="en") -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(spend, alert lines) per budget resource: ``resource``, ``month``, ``spent`` (cumulative); ``resource``,
-    ``percent``, ``threshold``, ``label``, ``month`` (first month at or above it; NaN: not reached)."""
+    """(spend, alert lines) per budget resource: ``resource``, ``month``, ``month_label`` (YYYY-MM), ``spent``
+    (cumulative); ``resource``, ``percent``, ``threshold``, ``label``, ``month`` (first month at or above it; NaN: not
+    reached), ``month_label`` (its calendar month, or "not reached" in ``lang``)."""
     k = rate(timeline, currency)
     budgets = timeline.programme.budgets or {}
     resources = list(budgets) or ["total"]
-    spend = pd.concat([pd.DataFrame({"resource": t(r, lang) if r != "total" else t("total", lang),
-                                     "month": np.arange(1, timeline.programme.horizon_months + 1),
+    months = np.arange(1, timeline.programme.horizon_months + 1)
+    spend = pd.concat([pd.DataFrame({"resource": budget_label(r, lang), "month": months,
+                                     "month_label": timeline.programme.month_labels(months),
                                      "spent": timeline.cumulative(r).to_numpy() * k}) for r in resources],
                       ignore_index=True)
     alerts = timeline.alerts()
-    lines = pd.DataFrame({"resource": [t(r, lang) for r in alerts["resource"]], "percent": alerts["percent"].to_numpy(),
+    lines = pd.DataFrame({"resource": [budget_label(r, lang) for r in alerts["resource"]],
+                          "percent": alerts["percent"].to_numpy(),
                           "threshold": alerts["threshold_usd"].to_numpy() * k,
                           "label": [f"{p:g} %" for p in alerts["percent"]],
-                          "month": pd.to_numeric(alerts["month"], errors="coerce").to_numpy()})
+                          "month": pd.to_numeric(alerts["month"], errors="coerce").to_numpy(),
+                          "month_label": [m if isinstance(m, str) else t("not_reached", lang)
+                                          for m in alerts["calendar_month"]]})
     return spend, lines
+
+
+def budget_label(resource: str, lang="en") -> str:
+    """A budget's name as people read it: ``total`` -> Total, ``compute`` -> Compute, ``team:post-training`` ->
+    team post-training (the tag's name in ``lang``)."""
+    if ":" in resource:
+        key, value = resource.split(":", 1)
+        return f"{t(key, lang)} {value}"
+    return t(resource, lang)
+
+
+def crossings(timeline: Timeline, currency="USD", lang="en") -> pd.DataFrame:
+    """Every budget against every alert line, one row per budget: the budget, its amount in ``currency``, then one
+    column per alert line (``50 %``) holding the calendar month it is first reached, or "not reached"."""
+    alerts = timeline.alerts()
+    if not len(alerts):
+        return pd.DataFrame()
+    k = rate(timeline, currency)
+    rows = []
+    for resource, group in alerts.groupby("resource", sort=False):
+        row = {t("budget", lang): budget_label(resource, lang),
+               f"{t('amount', lang)} [{currency}]": f"{group['budget_usd'].iloc[0] * k:,.0f}"}
+        for percent, month in zip(group["percent"], group["calendar_month"]):
+            row[f"{percent:g} %"] = month if isinstance(month, str) else t("not_reached", lang)
+        rows.append(row)
+    return pd.DataFrame(rows)
 
 
 def attribution(timeline: Timeline, key: str, currency="USD", lang="en") -> pd.DataFrame:
@@ -75,7 +108,9 @@ def kpis(timeline: Timeline, currency="USD", lang="en") -> pd.DataFrame:
               "usd_per_million_served_tokens": table["usd_per_million_served_tokens"] * k,
               "productive_gpu_hour_share": table["productive_gpu_hour_share"] * 100,
               "fixed_share": table["fixed_share"] * 100}
-    frames = [pd.DataFrame({"month": table.index.to_numpy(), "kpi": kpi_label(name, currency, lang),
+    frames = [pd.DataFrame({"month": table.index.to_numpy(),
+                            "month_label": timeline.programme.month_labels(table.index.to_numpy()),
+                            "kpi": kpi_label(name, currency, lang),
                             "value": series.to_numpy(dtype=float), "kpi_order": KPIS.index(name)})
               for name, series in values.items()]
     out = pd.concat(frames, ignore_index=True)
@@ -94,8 +129,11 @@ def tag_keys(timeline: Timeline) -> list[str]:
 
 def monthly_csv(timeline: Timeline) -> str:
     """The monthly cost lines (month, workstream, cycle, stage, category, item, cost type, USD, tags) as CSV:
-    formula-safe, every amount exact (the column sums to :attr:`Timeline.total_cost_usd`)."""
-    return to_csv(timeline.lines)
+    formula-safe, every amount exact (the column sums to :attr:`Timeline.total_cost_usd`); each month beside its
+    calendar month (``calendar_month``, YYYY-MM)."""
+    lines = timeline.lines.copy()
+    lines.insert(1, "calendar_month", timeline.programme.month_labels(lines["month"]))
+    return to_csv(lines)
 
 
 def first_run_split(timeline: Timeline) -> tuple[float, float]:
@@ -107,8 +145,7 @@ def first_run_by_category(timeline: Timeline, lang="en") -> pd.DataFrame:
     """The first training run against everything after it, by category, in the shape of :func:`attribution`
     (``value`` is the part's label, ``cost`` in USD): the frame behind "most of the cost comes after the first run"."""
     lines = timeline.lines
-    pretraining = [w.name for w in timeline.programme.workstreams if "pretrain" in w.stages]
-    first = lines["workstream"].isin(pretraining) & (lines["cycle"] == 1) & (lines["stage"] != "inference")
+    first = timeline.first_run_mask()
     table = lines.assign(part=np.where(first, t("first_run", lang), t("after_first_run", lang)))
     table = table.groupby(["part", "category"], as_index=False, sort=False)["cost_usd"].sum()
     table = table[table["cost_usd"] != 0]

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ..formulas import budget, scaling
-from ..plan.estimate import CATEGORIES, STAGE_GROUPS, STAGES, Estimate, estimate, totals
+from ..plan.estimate import CATEGORIES, STAGES, Estimate, estimate, stage_groups, totals
 from ..reference.i18n import choice_label, t
 from .csv_export import to_csv
 from ..plan.scenario import Scenario, ScenarioError, fields
@@ -129,7 +129,10 @@ def format_quantity(value, digits: int = 6) -> str:
     for size, suffix in ((1e15, "P"), (1e12, "T"), (1e9, "B"), (1e6, "M")):
         if abs(x) >= size:
             return f"{x / size:.{digits}g}{suffix}"
-    return f"{x:.{digits}g}"
+    text = f"{x:.{digits}g}"
+    if "e+" in text and abs(x) >= 1e3:  # 2810 at 3 digits: 2.81k, not 2.81e+03
+        return f"{x / 1e3:.{digits}g}k"
+    return text
 
 
 def scenario_differences(a: Scenario, b: Scenario, lang="en") -> list[tuple[str, str, str]]:
@@ -171,7 +174,7 @@ def lines_table(est: Estimate, currency="USD", lang="en") -> pd.DataFrame:
         "stage": [t(s, lang) for s in lines["stage"]], "category": [t(c, lang) for c in lines["category"]],
         "item": lines["item"], "quantity": lines["quantity"], "unit": lines["unit"],
         f"unit_cost_{currency.lower()}": lines["unit_cost_usd"] * r, f"cost_{currency.lower()}": lines["cost_usd"] * r,
-        "cost_type": [t(c, lang) for c in lines["cost_type"]], "group": [t(STAGE_GROUPS[s], lang) for s in lines["stage"]],
+        "cost_type": [t(c, lang) for c in lines["cost_type"]], "group": [t(g, lang) for g in stage_groups(lines["stage"], est.line_kinds())],
         "formula": lines["formula"], "source": lines["source"],
     })
 

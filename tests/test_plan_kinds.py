@@ -1,0 +1,128 @@
+"""Plans without pre-training (issue 30): start from open weights, or only serve. Single runs, batches, programmes,
+presets and the command line."""
+import json
+
+import numpy as np
+import pytest
+
+from workbench import Scenario, estimate
+from workbench.cli import main
+from workbench.programmes import programme, programme_presets as pp, timeline
+from workbench.programmes.programme import ProgrammeError
+
+SERVED = dict(params=70e9, serving_months=12, requests_per_day=1e6)
+
+
+@pytest.fixture(scope="module")
+def three():
+    return {kind: estimate(Scenario(plan_kind=kind, **SERVED)) for kind in ("pretrain", "open_weights", "serve_only")}
+
+
+def test_open_weights_has_no_pretraining_and_pays_for_its_base_model(three):
+    full, open_ = three["pretrain"], three["open_weights"]
+    assert set(open_.lines["stage"]) == {"sft", "preference", "evaluation", "inference"}
+    assert open_.training_flops == 0
+    # 70B in 16 bits is 140 GB, kept in object storage for the retention period at the object tier's price
+    stored = open_.lines.set_index("item").loc["open weights in object storage"]
+    s = open_.scenario
+    assert stored["quantity"] == pytest.approx(140.0 * s.retention_months)
+    assert stored["cost_usd"] == pytest.approx(140.0 * s.retention_months * s.object_storage_usd_per_gb_month)
+    # serving is the same model served the same way: the same lines, to the cent
+    serving = lambda e: e.lines[e.lines["stage"] == "inference"].set_index("item")["cost_usd"]  # noqa: E731
+    assert serving(open_).to_dict() == pytest.approx(serving(full).to_dict())
+    # the headline is the fine-tuning's: its GPU-hours are those of the fine-tuning stages' compute
+    hours = open_.lines[(open_.lines["unit"] == "GPU-h") & (open_.lines["category"] == "compute")
+                        & (open_.lines["stage"] != "inference")
+                        & ~open_.lines["item"].isin(["host CPU share"])]["quantity"].sum()
+    assert open_.gpu_hours == pytest.approx(hours, rel=1e-9)
+    assert 0 < open_.gpu_hours < 0.01 * full.gpu_hours
+    # fine-tuned on the fewest whole nodes that hold the model, not on a pre-training cluster
+    assert open_.n_gpus <= 64 < full.n_gpus
+    assert open_.total_cost_usd < full.total_cost_usd
+    assert open_.totals("group")["pretrain"] == 0  # evaluation counts as fine-tuning here
+
+
+def test_serve_only_has_only_serving(three):
+    serve = three["serve_only"]
+    assert set(serve.lines["stage"]) == {"inference"}
+    assert serve.gpu_hours == 0 and serve.wall_days == 0 and serve.training_flops == 0
+    # the serving lines of the full plan, plus the weights: 140 GB stored for the 12 months served
+    full = three["pretrain"].totals("stage")["inference"]
+    weights = 140.0 * 12 * serve.scenario.object_storage_usd_per_gb_month
+    redundancy_on_weights = weights * (serve.scenario.redundancy_factor - 1)  # storage carries the contingency
+    assert serve.total_cost_usd == pytest.approx(full + weights + redundancy_on_weights, rel=1e-9)
+    assert not any("compute-optimal" in w for w in serve.warnings)
+
+
+def test_pretraining_messages_only_for_pretraining():
+    # a 70B model on 1M tokens is far from compute-optimal: said of a pre-training plan only
+    tiny = dict(params=70e9, tokens=1e6)
+    assert any("compute-optimal" in w for w in estimate(Scenario(**tiny)).warnings)
+    assert not any("compute-optimal" in w for w in estimate(Scenario(plan_kind="open_weights", **tiny)).warnings)
+    assert "serving_months=0 costs nothing" in " ".join(estimate(Scenario(plan_kind="serve_only")).warnings)
+
+
+def test_a_batch_of_kinds_is_each_kind_alone(three):
+    batch = estimate(Scenario(plan_kind=np.array(["pretrain", "open_weights", "serve_only"], dtype=object), **SERVED))
+    for i, kind in enumerate(("pretrain", "open_weights", "serve_only")):
+        assert batch.total_cost_usd[i] == pytest.approx(three[kind].total_cost_usd, rel=1e-9)
+        assert batch.gpu_hours[i] == pytest.approx(three[kind].gpu_hours, rel=1e-9)
+    # the default plan is unchanged by the field's existence
+    assert estimate().total_cost_usd == pytest.approx(1_669_940, abs=1)
+
+
+def test_unknown_kind_is_refused_naming_the_field():
+    with pytest.raises(ValueError, match="plan_kind='finetune'.*pretrain, open_weights, serve_only"):
+        Scenario(plan_kind="finetune")
+
+
+def test_finetune_serve_70b_preset():
+    tl = timeline.evaluate(pp.preset("finetune-serve-70b"))
+    lines = tl.lines
+    assert "pretrain" not in set(lines["stage"])
+    first, after = tl.first_run_split()
+    # the first run is the first fine-tune cycle: cycle 1 of the fine-tuning workstream, serving excluded
+    cycle1 = lines[(lines["workstream"] == "monthly fine-tune") & (lines["cycle"] == 1) & (lines["stage"] != "inference")]
+    assert first == pytest.approx(cycle1["cost_usd"].sum()) and first > 0
+    assert first + after == pytest.approx(tl.total_cost_usd)
+    served = lines[lines["stage"] == "inference"].groupby("month")["cost_usd"].sum()
+    assert list(served.index) == list(range(1, 13)) and (served > 0).all()
+    # the base model is downloaded and kept once, not once per monthly cycle
+    weights = lines[lines["item"] == "open weights in object storage"]
+    assert set(weights["cycle"]) == {1}
+    assert weights["cost_usd"].sum() == pytest.approx(140.0 * 12 * 0.023, rel=0.01)
+
+
+def test_serve_8b_preset_has_no_training():
+    tl = timeline.evaluate(pp.preset("serve-8b"))
+    assert set(tl.lines["stage"]) <= {"inference", "programme"}
+    assert tl.first_run_workstreams() == [] and tl.first_run_split()[0] == 0
+    served = tl.lines[tl.lines["stage"] == "inference"].groupby("month")["cost_usd"].sum()
+    assert (served > 0).all() and len(served) == 12
+
+
+def test_workstream_stages_must_fit_the_plan_kind():
+    base = programme.example()
+    open_base = {**base.base, "plan_kind": "open_weights"}
+    with pytest.raises(ProgrammeError, match="stages=.*pre-trains a model whose plan_kind is open_weights"):
+        programme.loads(json.dumps({**json.loads(base.to_json()), "base": open_base}))
+    serve = {**json.loads(base.to_json()), "base": {**base.base, "plan_kind": "serve_only"}}
+    serve["workstreams"] = [{**serve["workstreams"][1], "stages": ["sft"]}]
+    with pytest.raises(ProgrammeError, match="trains a model whose plan_kind is serve_only"):
+        programme.loads(json.dumps(serve))
+    serve["workstreams"] = [{**serve["workstreams"][0], "stages": [], "serve_months": 0}]
+    with pytest.raises(ProgrammeError, match="stages=\\[\\]: is empty and serve_months is 0"):
+        programme.loads(json.dumps(serve))
+
+
+def test_cli_presets(capsys):
+    assert main(["plan", "--list-presets"]) in (0, None)
+    listed = capsys.readouterr().out
+    assert "finetune-serve-70b" in listed and "serve-8b" in listed and "source:" in listed
+    assert main(["plan", "--preset", "finetune-serve-70b", "--json"]) in (0, None)
+    out = json.loads(capsys.readouterr().out)
+    assert out["first_run_usd"] > 0
+    assert main(["plan", "--preset", "serve-8b"]) in (0, None)
+    assert "No training run: the programme only serves" in capsys.readouterr().out
+    assert main(["plan", "--preset", "nope"]) == 2
+    assert "allowed: assistant-7b, base-70b, finetune-serve-70b, serve-8b" in capsys.readouterr().err
