@@ -101,6 +101,30 @@ def slider_to_chart(url, browser, moves=20):
     return out
 
 
+def programme_edit_to_chart(url, browser, preset, edits=10):
+    """[ms from the Enter key on an editor box (staff FTE, alternating) to the programme charts drawn anew] for a
+    programme preset."""
+    context = browser.new_context(viewport={"width": 1400, "height": 2400})
+    page = context.new_page()
+    page.goto(f"{url}?view=programme&programme={preset}", wait_until="commit")
+    page.wait_for_selector(".wb-programme-charts svg text", timeout=120_000)
+    page.locator(".wb-editor .jupyter-widget-Collapse-header").nth(2).click()  # the staff section
+    page.evaluate("document.addEventListener('keydown', () => { window.wbInputAt = performance.now(); }, true)")
+    box = page.locator(".wb-ed-staff-0-fte input").first
+    out = []
+    for i in range(edits):
+        draws = page.evaluate("document.querySelector('.wb-programme-charts').dataset.wbDraws")
+        box.fill(str(6 + i % 2))
+        box.press("Enter")
+        page.wait_for_function("d => document.querySelector('.wb-programme-charts').dataset.wbDraws !== d", arg=draws,
+                               timeout=60_000)
+        out.append(page.evaluate("Number(document.querySelector('.wb-programme-charts').dataset.wbDrawnAt) "
+                                 "- window.wbInputAt"))
+        time.sleep(0.3)
+    context.close()
+    return out
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--loads", type=int, default=5)
@@ -140,6 +164,11 @@ def main():
                 print(f"{label}, arrivals 1.5 s apart (the pool refilling meanwhile): median "
                       f"{statistics.median(busy):.2f} s (min {min(busy):.2f}, max {max(busy):.2f})")
             if label == "planner, cold":
+                from workbench.programmes.programme_presets import presets
+                edits = [ms for preset in presets().index for ms in programme_edit_to_chart(url, browser, preset)]
+                print(f"programme view, editor edit (Enter) to changed charts, in Chromium, the {len(presets())} "
+                      f"presets: p50 {percentile(edits, 50):.0f} ms, p95 {percentile(edits, 95):.0f} ms "
+                      f"(target <= 250 ms); {len(edits)} edits")
                 moves = slider_to_chart(url, browser)
                 chart_ms, kernel_ms = [m[0] for m in moves], [m[1] for m in moves]
                 print(f"slider key press to changed chart, in Chromium: p50 {percentile(chart_ms, 50):.0f} ms, "

@@ -126,3 +126,34 @@ def test_cli_presets(capsys):
     assert "No training run: the programme only serves" in capsys.readouterr().out
     assert main(["plan", "--preset", "nope"]) == 2
     assert "allowed: assistant-7b, base-70b, finetune-serve-70b, serve-8b" in capsys.readouterr().err
+
+
+def test_the_planner_shows_what_the_plan_kind_has():
+    from workbench.app.ui import Planner
+    p = Planner()
+    assert "wb-per-million" in p.headline.value and "wb-memory" in p.headline.value
+    p.controls["plan_kind"].menu.value = "open_weights"
+    assert p.est.scenario.plan_kind == "open_weights"
+    assert "wb-per-million" not in p.headline.value and "Fine-tuning GPU-hours (no pre-training)" in p.headline.value
+    assert "wb-hidden" in p.controls["tokens"].widget._dom_classes
+    assert "wb-hidden" not in p.controls["sft_examples"].widget._dom_classes
+    p.controls["plan_kind"].menu.value = "serve_only"
+    assert "wb-gpu-hours" not in p.headline.value and "wb-memory" not in p.headline.value
+    assert "wb-hidden" in p.controls["sft_examples"].widget._dom_classes
+    p.controls["plan_kind"].menu.value = "pretrain"
+    assert "wb-hidden" not in p.controls["tokens"].widget._dom_classes
+
+
+def test_a_start_date_gives_crossing_dates():
+    from workbench.formulas import budget
+    from workbench.report import views
+    est = estimate(Scenario(budget_usd=1e6, start_date="2027-02-01"))
+    alerts = budget.crossings(est)
+    for day, date in zip(alerts["day"], alerts["date"]):  # the day the line is crossed on, counted from day 0
+        assert date == str(np.datetime64("2027-02-01") + np.timedelta64(int(np.floor(day)), "D"))
+    _, frame = views.burn(est)
+    assert list(frame["when"]) == list(alerts["date"])
+    undated = views.burn(estimate(Scenario(budget_usd=1e6)), lang="zh")[1]
+    assert undated["when"].iloc[0] == f"第 {undated['day'].iloc[0]:,.1f} 天"
+    with pytest.raises(ValueError, match="start_date='2027-02-30': is not a calendar date"):
+        Scenario(start_date="2027-02-30")

@@ -460,7 +460,7 @@ def _print_estimate(est) -> None:
     basis = "budget_usd" if s.budget_usd is not None else "the plan's total (no budget_usd given)"
     print(f"\nBudget alerts against {basis}:")
     for row in alerts.itertuples():
-        when = f"day {row.day:,.1f}" if row.crossed else "not reached"
+        when = views.when_crossed(row.day, row.date, row.crossed)
         print(f"  {row.alert_percent:g} % = {row.threshold_usd:,.0f} USD: {when}")
     if est.defaults_used:
         print("\nDefaults resolved for this scenario:")

@@ -30,6 +30,7 @@ table.wb-lines td, table.wb-lines th, table.wb-compare td, table.wb-compare th {
 .wb-download { margin-right: 8px; }
 .wb-lines td.wb-num { text-align: right; white-space: nowrap; }
 .wb-stale { opacity: 0.45; }  /* figures of the last valid inputs while a typed value is refused */
+.wb-hidden { display: none !important; }  /* a control the plan's kind does not use */
 .wb-lines td.wb-tag, .wb-lines th { white-space: nowrap; }  /* short words: CJK text would otherwise break per character */
 .wb-lines td.wb-source { color: #777; font-size: 10px; max-width: 360px; }
 .wb-lines td, .wb-lines th { vertical-align: top; line-height: 1.25; }

@@ -124,6 +124,14 @@ class PlannerRendering:
         if self.view_toggle.value == "single":
             self.link.query = query + ("&" + urlencode(extra) if extra else "")
         self._burn = views.burn(self.est, self.currency, self.lang)  # shared by the chart and the headline
+        # what only a pre-training run (or any training) uses is not shown for a plan that has none
+        kind = self.scenario.plan_kind
+        for name in ("tokens", "target_days", "mfu", "n_gpus", "sft_examples", "sft_usd_per_example",
+                     "preference_pairs", "preference_usd_per_pair"):
+            if name in self.controls:
+                hidden = kind == "serve_only" or (kind == "open_weights" and name in ("tokens", "target_days"))
+                widget = self.controls[name].widget  # its layout is shared: hidden by a class of its own
+                (widget.add_class if hidden else widget.remove_class)("wb-hidden")
         # the specification only when the charts' shape changed; otherwise their data, swapped in place
         compared = views.compare(self.pinned[1], self.est, self.currency, self.lang) if self.pinned is not None else None
         spec, datasets = self.stack.update(self._chart_parts(compared))
@@ -154,29 +162,34 @@ class PlannerRendering:
                 f"{self._money(self.mc.percentile('total_cost_usd', 90))}")
         days = (f"{self.mc.percentile('duration_days', 10):,.1f} – "
                 f"{self.mc.percentile('duration_days', 90):,.1f} {t('days', lang)}")
+        kind = s.plan_kind
         cards = [
             (t("total_cost", lang), self._money(est.total_cost_usd), "wb-total"),
-            (t("range", lang), f"{band} · {days}", "wb-range"),
-            (t("gpu_hours", lang), f"{est.gpu_hours:,.0f} GPU-h · MFU {est.mfu:.3f}{mfu_note}", "wb-gpu-hours"),
-            (t("wall_days", lang), f"{est.wall_days:,.1f} {t('days', lang)} · {d['training_days_total']:,.1f} "
-                                   f"{t('days_total', lang)}", "wb-wall-days"),
-            (t("n_gpus", lang), f"{est.n_gpus:,.0f} × {s.gpu}", "wb-n-gpus"),
-            (t("per_million", lang), f"{per_million * views.rate(est, self.currency):,.4f} {self.currency}", "wb-per-million"),
+            (t("range", lang), band if kind == "serve_only" else f"{band} · {days}", "wb-range"),
         ]
+        if kind != "serve_only":  # a plan that fine-tunes: its training figures; pre-training's only when it pre-trains
+            cards += [
+                (t("gpu_hours" if kind == "pretrain" else "finetune_gpu_hours", lang),
+                 f"{est.gpu_hours:,.0f} GPU-h · MFU {est.mfu:.3f}{mfu_note}", "wb-gpu-hours"),
+                (t("wall_days", lang), f"{est.wall_days:,.1f} {t('days', lang)} · {d['training_days_total']:,.1f} "
+                                       f"{t('days_total', lang)}", "wb-wall-days"),
+                (t("n_gpus", lang), f"{est.n_gpus:,.0f} × {s.gpu}", "wb-n-gpus")]
+        if kind == "pretrain":
+            cards.append((t("per_million", lang), f"{per_million * views.rate(est, self.currency):,.4f} {self.currency}",
+                          "wb-per-million"))
         title = f"<div class='wb-name'>{html.escape(s.name)}</div>" if s.name else ""
         serving_text = self._serving_text()
         html_cards = "".join(f"<div class='wb-card {cls}'><div class='wb-card-label'>{html.escape(label)}</div>"
                              f"<div class='wb-card-value'>{html.escape(value)}</div></div>" for label, value, cls in cards)
         alerts = self._burn[1]
         basis = t("budget_basis_given" if s.budget_usd is not None else "budget_basis_plan", lang)
-        alert_text = " · ".join(
-            f"{html.escape(label)}: " + (f"{t('day', lang)} {day:,.1f}" if crossed else t("not_reached", lang))
-            for label, day, crossed in zip(alerts["label"], alerts["day"], alerts["crossed"]))
-        unfit = not bool(d["layout_fits"])
+        alert_text = " · ".join(f"{html.escape(label)}: {html.escape(when)}"
+                                for label, when in zip(alerts["label"], alerts["when"]))
+        unfit = not bool(d["layout_fits"]) and kind != "serve_only"  # nothing is trained on a plan that only serves
         self.headline.value = (f"{title}{self._unfit_message() if unfit else ''}"
                                f"<div class='wb-cards{' wb-unfit' if unfit else ''}'>{html_cards}</div>"
-                               f"<div class='wb-memory'><b>{html.escape(t('memory_per_gpu', lang))}</b>: "
-                               f"{html.escape(self._memory_text())}</div>"
+                               + (f"<div class='wb-memory'><b>{html.escape(t('memory_per_gpu', lang))}</b>: "
+                                  f"{html.escape(self._memory_text())}</div>" if kind != "serve_only" else "") +
                                f"<div class='wb-serving'><b>{html.escape(t('serving', lang))}</b>: "
                                f"{html.escape(serving_text)}</div>"
                                f"<div class='wb-alerts'><b>{html.escape(t('alerts', lang))}</b> ({html.escape(basis)}): "

@@ -40,7 +40,7 @@ from ..report.views import format_quantity  # noqa: F401 (re-exported)
 log = logging.getLogger(__name__)
 
 #: Controls shown first, in this order; every other field sits in the "Advanced" section by group.
-MAIN_FIELDS = ("name", "params", "active_params", "tokens", "seq_len", "gpu", "mfu", "n_gpus", "target_days", "pricing",
+MAIN_FIELDS = ("name", "plan_kind", "params", "active_params", "tokens", "seq_len", "gpu", "mfu", "n_gpus", "target_days", "pricing",
                "price_per_gpu_hour", "sft_examples", "sft_usd_per_example", "preference_pairs",
                "preference_usd_per_pair", "redundancy_factor", "budget_usd")
 #: Monte Carlo draws per recompute: enough for a stable P10-P90 band on screen, cheap enough (~8 ms).

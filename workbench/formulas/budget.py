@@ -9,6 +9,8 @@ The cumulative spend is then piecewise linear, so crossings are exact, not sampl
 """
 from __future__ import annotations
 
+import datetime
+
 import numpy as np
 import pandas as pd
 
@@ -57,7 +59,7 @@ def burn(est, budget_usd=None, points: int = 101) -> pd.DataFrame:
     days = np.unique(np.concatenate([np.linspace(0.0, end, points), sorted(breakpoints)]))
     spent = _spent(est.lines, windows, days)
     return pd.DataFrame({"day": days, "spent_usd": spent, "remaining_usd": budget - spent,
-                         "spent_share": spent / budget})
+                         "spent_share": spent / budget if budget > 0 else np.zeros_like(spent)})  # a plan of 0
 
 
 def crossings(est, budget_usd=None, table: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -78,8 +80,16 @@ def crossings(est, budget_usd=None, table: pd.DataFrame | None = None) -> pd.Dat
         else:
             i = reached[0]
             day = float(np.interp(threshold, spent[i - 1:i + 1], days[i - 1:i + 1]))
-        rows.append({"alert_percent": level, "threshold_usd": threshold, "day": day, "crossed": bool(reached.size)})
+        rows.append({"alert_percent": level, "threshold_usd": threshold, "day": day, "crossed": bool(reached.size),
+                     "date": _date(est.scenario.start_date, day)})
     return pd.DataFrame(rows)
+
+
+def _date(start: str, day: float):
+    """The calendar date ``day`` days after ``start`` (YYYY-MM-DD), or None without a start or a crossing."""
+    if not start or not np.isfinite(day):
+        return None
+    return (datetime.date.fromisoformat(start) + datetime.timedelta(days=int(np.floor(day)))).isoformat()
 
 
 def _budget(est, budget_usd):

@@ -177,7 +177,7 @@ FIELD_NAMES = (
     "checkpoint_interval_hours", "checkpoint_write_gb_per_s_per_gpu", "checkpoint_writes", "pfs_throughput_gb_per_s",
     "checkpoint_stall_share", "pfs_gb_per_s_per_tib", "restart_minutes",
     "spot_interruptions_per_node_month", "spot_capacity_wait_days", "unlogged_diagnosis_minutes", "divergence_allowance", "experiment_fraction", "ablation_runs", "ablation_run_fraction",
-    "redundancy_factor", "budget_usd", "alert_percents", "delay_cost_usd_per_day", "cny_per_usd", "gpu_purchase_usd", "useful_life_years",
+    "redundancy_factor", "budget_usd", "alert_percents", "start_date", "delay_cost_usd_per_day", "cny_per_usd", "gpu_purchase_usd", "useful_life_years",
     "server_share", "interconnect_share", "residual_value_share", "server_power_factor", "power_utilisation",
     "idle_power_share", "pue", "usd_per_kwh", "colocation_usd_per_kw_month",
 )

@@ -3,6 +3,7 @@ layers and heads), parallel layouts, prices on record for the GPU and pricing mo
 """
 from __future__ import annotations
 
+import datetime
 import math
 
 import numpy as np
@@ -33,6 +34,19 @@ def bounded_by_shape(values: dict, changes: dict) -> dict:
     if merged.get("n_kv_heads") is not None and np.any(np.asarray(merged["n_kv_heads"], dtype=float) > heads):
         out["n_kv_heads"] = np.minimum(np.asarray(merged["n_kv_heads"], dtype=float), heads)
     return out
+
+
+def _check_start_date(value):
+    """A start date is a calendar day, YYYY-MM-DD, from 2000 to 2099 (empty: no date)."""
+    if value in (None, "") or isinstance(value, np.ndarray):
+        return
+    try:
+        day = datetime.date.fromisoformat(str(value))
+        if not (2000 <= day.year <= 2099 and len(str(value)) == 10):
+            raise ValueError
+    except ValueError:
+        raise ScenarioError("start_date", value, "is not a calendar date", "YYYY-MM-DD from 2000-01-01 to 2099-12-31, "
+                            "or empty", "2000-01-01 到 2099-12-31 之间的 YYYY-MM-DD，或留空") from None
 
 
 def _check_shape(v: dict):
@@ -73,6 +87,7 @@ def _check_combination(v: dict):
         raise ScenarioError("active_params", bad[0], f"exceeds params={bad[1]:g}", "at most the total parameter count",
                             "不超过总参数量")
     _check_shape(v)
+    _check_start_date(v.get("start_date"))
     for name in ("input_tokens_per_request", "output_tokens_per_request"):
         # a millionth of a token per request is no traffic to plan for, and the roofline's times underflow below it
         tokens = np.asarray(v[name], dtype=float)

@@ -103,7 +103,7 @@ class Timeline:
             return self.lines.groupby(key)["cost_usd"].sum().sort_values(ascending=False)
         return self.lines.pivot_table(index=key, columns=by, values="cost_usd", aggfunc="sum", fill_value=0.0)
 
-    def alerts(self) -> pd.DataFrame:
+    def _alerts(self) -> pd.DataFrame:
         """For each budget and alert line: the threshold [USD] and the first month cumulative spend reaches it."""
         rows = []
         percents = sorted({*self.programme.alert_percents, 100.0})
@@ -120,6 +120,21 @@ class Timeline:
                                            "spent_usd"])
 
     def kpis(self) -> pd.DataFrame:
+        """:meth:`_kpis`, computed once per timeline (the view, its exports and its warnings each read it)."""
+        return self._once("kpis", self._kpis)
+
+    def alerts(self) -> pd.DataFrame:
+        """For each budget and alert line: the threshold [USD], the first month cumulative spend reaches it and that
+        month's calendar month (:meth:`_alerts`, computed once per timeline)."""
+        return self._once("alerts", self._alerts)
+
+    def _once(self, key, compute):
+        memo = self.__dict__.setdefault("_memo", {})
+        if key not in memo:
+            memo[key] = compute()
+        return memo[key].copy()
+
+    def _kpis(self) -> pd.DataFrame:
         """Unit costs per month: USD per trained token, USD per million served tokens, the share of training
         GPU-hours that trained a model (not lost to failures and checkpoints, nor spent on experiments or held
         by debug environments), and

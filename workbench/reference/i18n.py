@@ -28,6 +28,7 @@ TEXT = {
     "auto_hint": ("empty = auto", "留空 = 自动"),
     "total_cost": ("Total cost", "总成本"), "gpu_hours": ("Pre-training GPU-hours", "预训练 GPU 小时"),
     "wall_days": ("Wall-clock", "工期"), "n_gpus": ("GPUs", "GPU 数量"),
+    "finetune_gpu_hours": ("Fine-tuning GPU-hours (no pre-training)", "微调 GPU 小时（无预训练）"),
     "per_million": ("Pre-training cost per million tokens", "每百万训练 token 的预训练成本"),
     "serving": ("Serving (GPU cost)", "推理服务（GPU 成本）"),
     "per_million_in": ("per million input tokens", "每百万输入 token"),
@@ -333,7 +334,7 @@ PROBLEMS_ZH = {
     "uses points to group thousands: a point is the decimal mark here": "用点分隔千位：此处点是小数点",
     "has a comma that is not a thousands separator (groups of three digits): a decimal comma is ambiguous":
         "含有不是千位分隔符（每组三位）的逗号：小数逗号有歧义",
-    "names two currencies": "同时写了两种货币", "is not a plan this app wrote": "不是本应用生成的计划", "is not a calendar month": "不是日历月份", "is not a tag of this programme with a value": "不是本项目计划中带取值的标签", "is not a finite amount of 0 or more": "不是不小于 0 的有限金额",
+    "names two currencies": "同时写了两种货币", "is not a plan this app wrote": "不是本应用生成的计划", "is not a calendar month": "不是日历月份", "is not a calendar date": "不是日历日期", "is not a tag of this programme with a value": "不是本项目计划中带取值的标签", "is not a finite amount of 0 or more": "不是不小于 0 的有限金额",
     # plan kinds in a programme (workbench.programmes.programme)
     "trains a model whose plan_kind is serve_only": "要训练的模型的计划类型（plan_kind）是 serve_only（只上线服务）",
     "is empty and serve_months is 0: the workstream does nothing": "为空且 serve_months 为 0：该工作流什么也不做",

@@ -140,3 +140,10 @@ def own_or_rent(frame: pd.DataFrame, *, title="Owning the fleet or renting its h
                  alt.Tooltip("month:Q", title=month_title),
                  alt.Tooltip("cost:Q", title=f"{cost_title} [{currency}]", format=",.0f")])
 
+
+
+# What the budget chart's specification reads (budgets, the months of the axis, the alert lines' names): the month
+# a line is crossed moves with every edit and is data, not shape.
+budget_lines.shape = lambda spend, lines: (tuple(spend.columns), tuple(pd.unique(spend["resource"])),
+                                           tuple(pd.unique(spend["month_label"])), tuple(lines.columns),
+                                           tuple(pd.unique(lines["resource"])), tuple(pd.unique(lines["label"])))

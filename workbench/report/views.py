@@ -66,8 +66,20 @@ def burn(est: Estimate, currency="USD", lang="en") -> tuple[pd.DataFrame, pd.Dat
     alert_frame = pd.DataFrame({
         "label": [f"{p:g} % {t('budget_line', lang)}" for p in alerts["alert_percent"]],
         "threshold": alerts["threshold_usd"] * r, "day": alerts["day"], "crossed": alerts["crossed"],
+        "when": [when_crossed(day, date, crossed, lang) for day, date, crossed in
+                 zip(alerts["day"], alerts["date"], alerts["crossed"])],
     })
     return burn_frame, alert_frame
+
+
+def when_crossed(day: float, date, crossed: bool, lang="en") -> str:
+    """When an alert line is crossed, as a reader says it: its date (with a start date), else the day from the
+    start (``day 4.9``, ``第 4.9 天``), or "not reached"."""
+    if not crossed:
+        return t("not_reached", lang)
+    if date:
+        return str(date)
+    return f"第 {day:,.1f} 天" if lang == "zh" else f"day {day:,.1f}"
 
 
 def size_curve(scenario: Scenario, points: int = 25, span: float = 30.0) -> pd.DataFrame:
