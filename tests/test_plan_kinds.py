@@ -3,6 +3,7 @@ presets and the command line."""
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from workbench import Scenario, estimate
@@ -157,3 +158,12 @@ def test_a_start_date_gives_crossing_dates():
     assert undated["when"].iloc[0] == f"第 {undated['day'].iloc[0]:,.1f} 天"
     with pytest.raises(ValueError, match="start_date='2027-02-30': is not a calendar date"):
         Scenario(start_date="2027-02-30")
+
+
+def test_the_readme_figures_of_the_new_presets():
+    tl = timeline.evaluate(pp.preset("finetune-serve-70b"))
+    assert round(tl.total_cost_usd) == 2_522_691
+    alerts = tl.alerts().set_index("percent")["month"]
+    assert (alerts[50.0], alerts[80.0]) == (8, 12)
+    assert pd.isna(alerts[100.0])  # the 3 million are not all spent in the year
+    assert round(timeline.evaluate(pp.preset("serve-8b")).total_cost_usd) == 436_146

@@ -102,7 +102,10 @@ def split(frame: pd.DataFrame, *, title="Pre-training vs fine-tuning vs inferenc
 def burn_down(burn: pd.DataFrame, alerts: pd.DataFrame, *, title="Planned spend", day_title="Day",
               spent_title="Spent", currency="USD") -> alt.LayerChart:
     """Cumulative planned spend over the timeline, a rule per alert line and a point where it is crossed.
-    Frames: burn (day, spent); alerts (label, threshold, day, crossed)."""
+    Frames: burn (day, spent); alerts (label, threshold, day, crossed, and ``when``: the date or day it is crossed,
+    as the tooltips say it)."""
+    when = (alt.Tooltip("when:N", title=day_title) if "when" in alerts.columns
+            else alt.Tooltip("day:Q", title=day_title, format=",.1f"))
     line = alt.Chart(_source(burn, "burn")).mark_line(color="#4c78a8").encode(
         x=alt.X("day:Q", title=day_title),
         y=alt.Y("spent:Q", title=f"{spent_title} [{currency}]", axis=alt.Axis(labelExpr=_BILLIONS)),
@@ -111,15 +114,14 @@ def burn_down(burn: pd.DataFrame, alerts: pd.DataFrame, *, title="Planned spend"
     )
     rules = alt.Chart(_source(alerts, "alerts")).mark_rule(strokeDash=[4, 3], color="#e45756").encode(
         y="threshold:Q",
-        tooltip=[alt.Tooltip("label:N", title=""), alt.Tooltip("threshold:Q", title=currency, format=",.0f"),
-                 alt.Tooltip("day:Q", title=day_title, format=",.1f")],
+        tooltip=[alt.Tooltip("label:N", title=""), alt.Tooltip("threshold:Q", title=currency, format=",.0f"), when],
     )
     labels = alt.Chart(_source(alerts, "alerts")).mark_text(align="left", dx=4, dy=-6, color="#e45756").encode(
         x=alt.value(0), y="threshold:Q", text="label:N")
     points = alt.Chart(_source(alerts, "alerts")).transform_filter("datum.crossed").mark_point(
         color="#e45756", filled=True, size=60).encode(
         x="day:Q", y="threshold:Q",
-        tooltip=[alt.Tooltip("label:N", title=""), alt.Tooltip("day:Q", title=day_title, format=",.1f")])
+        tooltip=[alt.Tooltip("label:N", title=""), when])
     return alt.layer(line, rules, labels, points, title=title, width=WIDTH, height=220)
 
 
@@ -318,3 +320,6 @@ class ChartStack:
     def full_spec(self) -> dict | None:
         """The specification with the current datasets: what the front end shows."""
         return None if self.spec is None else {**self.spec, "datasets": self.datasets}
+# the day (or date) an alert line is crossed moves with every slider: data the tooltip reads, not shape
+burn_down.shape = lambda burn, alerts: (tuple(burn.columns), tuple(alerts.columns), tuple(pd.unique(alerts["label"])),
+                                        tuple(pd.unique(alerts["crossed"])))
