@@ -365,3 +365,18 @@ def test_timeline_warnings_in_chinese_and_the_display_currency():
     assert tl.warnings[0].startswith(f"The total budget (6,000,000 USD) is spent by {eleventh} (the horizon ends {last})")
     view = ProgrammeView(lang="zh", currency="CNY")
     assert texts[0] in view.banner.value.replace("&#x27;", "'")
+
+
+def test_a_turned_preset_is_named_by_its_values():
+    """Issue 30: after 'Release every 1' the 70B preset no longer says 'quarterly releases'; turned back, it does."""
+    view = ProgrammeView("base-70b")
+    view.knob_widgets["every"].value = 1
+    assert view.programme.name == "70B pre-trained, 24 months, monthly releases"
+    label = dict((v, k) for k, v in view.preset.options)["base-70b"]
+    assert label.endswith("→ 70B pre-trained, 24 months, monthly releases")
+    assert json.loads(view.downloads.payload("programme.json"))["name"] == view.programme.name
+    view.knob_widgets["every"].value = 3
+    assert view.programme.name == "70B base model, 24 months, quarterly releases"
+    assert view.link_query() == "view=programme&programme=base-70b"
+    chinese = ProgrammeView("base-70b", {"every": 6}, lang="zh")
+    assert dict((v, k) for k, v in chinese.preset.options)["base-70b"].endswith("70B 从头预训练，24 个月，每半年发布")

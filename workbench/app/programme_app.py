@@ -97,6 +97,11 @@ class ProgrammeView:
         try:
             table = pp.presets()
             options = [(table.at[i, "label_zh"] if lang == "zh" else table.at[i, "label"], i) for i in table.index]
+            turned = (self.programme is not None and self.preset_id in table.index and self.preset.value not in
+                      (LOADED, EDITED) and pp.knobs(self.programme) != pp.knobs(pp.preset(self.preset_id)))
+            if turned:  # the preset as its knobs left it: named by its values
+                options = [(f"{label} → {pp.describe(self.programme, lang)}" if i == self.preset_id else label, i)
+                           for label, i in options]
             if self.loaded is not None:
                 options.append((f"{t('loaded_file', lang)}: {self.loaded_name}", LOADED))
             if self.edited is not None:  # named by its values, so that a changed cadence renames it
@@ -140,12 +145,22 @@ class ProgrammeView:
         self.preset_id = preset_id
         base = pp.preset(preset_id)
         try:
-            programme = pp.with_knobs(base, **knob_values) if knob_values else base
+            programme = self._named(pp.with_knobs(base, **knob_values)) if knob_values else base
             evaluate(programme)
         except ProgrammeError as error:  # knobs a preset cannot take: the preset as it is, and the reason
             self.notices.append(pp.message(error, self.lang))
             programme = base
         self._set_programme(programme)
+        self._relabel()
+
+    def _named(self, programme):
+        """A preset turned by its knobs is named by its values, not by the preset's words ("quarterly releases"
+        once it releases every month); a plan the user named keeps its name."""
+        base = pp.preset(self.preset_id)
+        named_for_us = {base.name, *([pp.describe(self.programme)] if self.programme is not None else [])}
+        if self.preset.value in (LOADED, EDITED) or programme.name not in named_for_us:
+            return programme
+        return programme.replace(name=base.name if pp.knobs(programme) == pp.knobs(base) else pp.describe(programme))
 
     def _edited(self, data: dict):
         """A change made in the editor (or a link's whole plan): the user's own plan from now on."""
@@ -178,11 +193,12 @@ class ProgrammeView:
         if self._quiet:
             return
         try:
-            programme = pp.with_knobs(self.programme, **{name: change["new"]})
+            programme = self._named(pp.with_knobs(self.programme, **{name: change["new"]}))
         except ProgrammeError as error:
             self._refuse(pp.message(error, self.lang))
             return
         self._set_programme(programme)
+        self._relabel()  # the menu names the preset as its knobs left it
 
     def _attribute_changed(self, change):
         if self._quiet or change["new"] is None:
