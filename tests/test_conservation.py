@@ -185,7 +185,8 @@ def test_horizon_plus_beyond_is_every_cycle_priced_alone(r):
 
 
 # -- 3. tag keys -------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("key", pg.FRAME_COLUMNS + ("tags", "trained_tokens", "served_tokens"))
+@pytest.mark.parametrize("key", pg.FRAME_COLUMNS + ("tags", "trained_tokens", "served_tokens", "served_input_tokens",
+                                                  "calendar_month"))
 def test_a_tag_key_cannot_overwrite_a_timeline_column(key):
     file = {**ABUTTING, "workstreams": [{**ABUTTING["workstreams"][0], "tags": {key: "x"}}]}
     with pytest.raises(ProgrammeError, match=rf"tags.{key}='x': is not a usable tag key"):

@@ -167,3 +167,22 @@ def test_the_readme_figures_of_the_new_presets():
     assert (alerts[50.0], alerts[80.0]) == (8, 12)
     assert pd.isna(alerts[100.0])  # the 3 million are not all spent in the year
     assert round(timeline.evaluate(pp.preset("serve-8b")).total_cost_usd) == 436_146
+
+
+def test_serving_is_compared_with_a_paid_api_for_the_same_tokens():
+    from workbench.report import programme_views as pv
+    tl = timeline.evaluate(pp.preset("serve-8b"))
+    api = pv.paid_api(tl)
+    run = tl.programme.workstreams[0].scenario(tl.programme.base_scenario)
+    # input and output tokens in the ratio of a request's, the API's price per million of each (Llama 3.1 8B)
+    assert api["model"] == "Llama-3.1-8B" and api["input_usd_per_million"] == 0.055
+    assert api["input_tokens"] / api["output_tokens"] == pytest.approx(
+        run.input_tokens_per_request / run.output_tokens_per_request)
+    assert api["input_tokens"] + api["output_tokens"] == pytest.approx(tl.months_tokens["served_tokens"].sum())
+    assert api["api_usd"] == pytest.approx(0.055 * (api["input_tokens"] + api["output_tokens"]) / 1e6)
+    assert api["serving_usd"] == pytest.approx(tl.lines.loc[tl.lines["stage"] == "inference", "cost_usd"].sum())
+    assert api["api_usd"] < api["serving_usd"]  # a small open model's API is far cheaper than one's own replicas
+    assert "The same traffic on a paid API: 17,320 USD" in pv.paid_api_text(tl)
+    # no serving, or no API price for the size: nothing to compare
+    assert pv.paid_api(timeline.evaluate(pp.preset("base-70b").replace(
+        base={**pp.preset("base-70b").base, "params": 30e9}))) is None

@@ -351,6 +351,9 @@ def _print_plan(tl) -> None:
                 else "First training run (the first fine-tune: no pre-training)")
         print(f"{what}: {first:,.0f} USD ({first / tl.total_cost_usd:.0%}); everything after it: "
               f"{after:,.0f} USD ({after / tl.total_cost_usd:.0%})")
+    api = programme_views.paid_api_text(tl)
+    if api:
+        print(api)
     monthly = tl.monthly()
     monthly["total"] = monthly.sum(axis=1)
     monthly.index = pd.Index(p.month_labels(monthly.index), name="month")
@@ -388,6 +391,7 @@ def _print_plan(tl) -> None:
                       "fixed_share"]]
     kpis = kpis.assign(usd_per_trained_token=kpis["usd_per_trained_token"] * 1e6).rename(
         columns={"usd_per_trained_token": "usd_per_million_trained_tokens"})  # the app's unit
+    kpis.index = pd.Index(p.month_labels(kpis.index), name="month")
     print("\nUnit costs by month (-: nothing to divide by that month):")
     print(kpis.to_string(na_rep="-", formatters={
         "usd_per_million_trained_tokens": lambda x: "-" if pd.isna(x) else f"{x:,.3f}",

@@ -341,6 +341,8 @@ class ProgrammeView:
         crossings = pv.crossings(tl, self.currency, lang)
         beyond = f"<div>{self._money(tl.beyond_horizon_usd)} {html.escape(t('beyond_horizon', lang))}</div>" \
             if tl.beyond_horizon_usd > 0.5 else ""
+        api = pv.paid_api_text(tl, self.currency, lang)
+        beyond += f"<div class='wb-paid-api'>{html.escape(api)}</div>" if api else ""
         self.headline.value = (
             "<div class='wb-cards'>" + "".join(
                 f"<div class='wb-card {cls}'><div class='wb-card-label'>{html.escape(label)}</div>"

@@ -234,7 +234,7 @@ def serving_block(programme, workstreams, runs, ends, horizon, owners):
     (1 - legacy share) of the traffic, older live ones share the rest, and every live version pays its minimum
     replicas for the time it is live. A version is priced as a month of serving at the traffic it carries while
     live, times the share of the month it is live."""
-    pairs, requests_of, served, guard_months = [], {}, np.zeros(horizon), []
+    pairs, requests_of, served, guard_months = [], {}, np.zeros((horizon, 2)), []  # input and output tokens
     for i, w in enumerate(workstreams):
         if not w.serve_months:
             continue
@@ -258,7 +258,8 @@ def serving_block(programme, workstreams, runs, ends, horizon, owners):
                 pairs.append((i, k, month, float(live_time[k]),
                               traffic * DAYS_PER_MONTH * carried[k] * filter_usd))
                 requests_of.setdefault(i, []).append(requests)
-                served[month - 1] += traffic * carried[k] * tokens_per_request * DAYS_PER_MONTH
+                served[month - 1] += traffic * carried[k] * DAYS_PER_MONTH * np.array(
+                    [runs[i].input_tokens_per_request, runs[i].output_tokens_per_request])
     if not pairs:
         return pd.DataFrame(), served
     # a month of serving per (version, month) at that version's traffic, in as few batches as the workstreams'

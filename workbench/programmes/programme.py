@@ -48,7 +48,8 @@ PROGRAMME_LINES = "programme"
 FRAME_COLUMNS = ("month", "workstream", "cycle", "stage", "category", "item", "cost_type", "cost_usd", "gpu_hours",
                  "gpu_hour_class")
 #: Tag keys that would overwrite a column of the timeline or of its monthly tokens and KPIs.
-RESERVED_TAGS = (*FRAME_COLUMNS, "tags", "trained_tokens", "served_tokens")
+RESERVED_TAGS = (*FRAME_COLUMNS, "tags", "trained_tokens", "served_tokens", "served_input_tokens", "served_output_tokens",
+                 "calendar_month")
 
 
 class ProgrammeError(ValueError):

@@ -41,7 +41,7 @@ class Timeline:
     lines: pd.DataFrame
     tag_keys: tuple
     beyond_horizon_usd: float
-    months_tokens: pd.DataFrame  # month, trained_tokens, served_tokens
+    months_tokens: pd.DataFrame  # month, trained_tokens, served_tokens (input and output: served_input_tokens, ...)
     fleet_months: pd.DataFrame = field(default_factory=pd.DataFrame)  # fleet, month, capacity/used GPU-h, idle USD
     fleets: list = field(default_factory=list)  # one summary per fleet (workbench.programmes.fleets.apply)
     warnings: list = field(default_factory=list)  # in English, amounts in USD
@@ -306,7 +306,9 @@ def evaluate(programme: Programme) -> Timeline:
     for key in tag_keys:
         frame[key] = [t.get(key, UNTAGGED) for t in tags]
     trained = trained_tokens(workstreams, runs, offsets, horizon)
-    months_tokens = pd.DataFrame({"month": np.arange(1, horizon + 1), "trained_tokens": trained, "served_tokens": served})
+    months_tokens = pd.DataFrame({"month": np.arange(1, horizon + 1), "trained_tokens": trained,
+                                  "served_tokens": served.sum(axis=1), "served_input_tokens": served[:, 0],
+                                  "served_output_tokens": served[:, 1]})
     timeline = Timeline(programme, frame, tag_keys, beyond, months_tokens, fleet_months, fleet_summaries)
     timeline.warning_items = [(key, with_month_labels(params, programme.month_label))
                               for key, params in _warnings(timeline, ends) + fleet_warnings]

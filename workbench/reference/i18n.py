@@ -84,7 +84,12 @@ TEXT = {
     "ed_until_end": ("to the end", "至规划期末"), "ed_once": ("once", "只做一次"),
     "ed_next_month": ("next month: {month}", "下个月：{month}"),
     "ed_as_base": ("as the plan: {value}", "同计划：{value}"), "ed_not_a_number": ("is not a number", "不是数字"),
-    "your_plan": ("Your plan", "你的计划"),
+    "your_plan": ("Your plan", "你的计划"), "price_read": ("price read {date}", "价格读取于 {date}"),
+    "paid_api": ("The same traffic on a paid API: {api} ({model} at {provider}, {price_in} / {price_out} {currency} per "
+                 "million input / output tokens; {date}), against {serving} to serve it yourself. A fine-tuned model "
+                 "needs a provider that serves your weights.",
+                 "同样的流量使用付费 API：{api}（{provider} 的 {model}，每百万输入 / 输出 token {price_in} / {price_out} "
+                 "{currency}；{date}），自建服务则为 {serving}。微调后的模型需要能托管自有权重的服务商。"),
     "first_finetune": ("First fine-tune (no pre-training)", "首次微调（无预训练）"),
     "no_training_run": ("No training run (serving only)", "无训练（只上线服务）"),
     "plevers_title": ("What could we cut? Savings over the whole plan", "能省在哪里？整个计划期的降本措施"),

@@ -3,6 +3,8 @@ labelled frame out (costs in the display currency, labels in ``lang``), as :mod:
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 
@@ -252,3 +254,45 @@ def fleets_table(timeline: Timeline, currency="USD", lang="en") -> pd.DataFrame:
                      t("fleet_break_even", lang): break_even})
     return pd.DataFrame(rows)
 
+
+def paid_api(timeline: Timeline) -> dict | None:
+    """What the programme's served tokens would cost on a paid API for an open model of its size
+    (``data/api_prices.csv``: the cheapest offer of a model within 15 % of its parameters), against what serving them
+    itself costs (every inference line: replicas, safety, logs, egress, contingency) [USD]; None when no workstream
+    serves, its workstreams serve models of other sizes, or no API price is on record for the size."""
+    from ..reference import prices
+    serving = [w for w in timeline.programme.workstreams if w.serve_months]
+    base = timeline.programme.base_scenario
+    sizes = {float(w.scenario(base).params) for w in serving}
+    if len(sizes) != 1:
+        return None
+    params = sizes.pop()
+    table = prices.api_prices()
+    size = table["model"].str.extract(r"-([0-9.]+)B$")[0].astype(float) * 1e9
+    near = table[(size / params).between(1 / 1.15, 1.15)]
+    if not len(near):
+        return None
+    tokens = timeline.months_tokens
+    input_tokens, output_tokens = float(tokens["served_input_tokens"].sum()), float(tokens["served_output_tokens"].sum())
+    costs = (near["input_usd_per_million"] * input_tokens + near["output_usd_per_million"] * output_tokens) / 1e6
+    row = near.loc[costs.idxmin()]
+    lines = timeline.lines
+    return {"model": row["model"], "provider": row["provider"], "weights": row["weights"],
+            "input_usd_per_million": float(row["input_usd_per_million"]),
+            "output_usd_per_million": float(row["output_usd_per_million"]), "date": row["date"], "source": row["source"],
+            "input_tokens": input_tokens, "output_tokens": output_tokens, "api_usd": float(costs.min()),
+            "serving_usd": float(lines.loc[lines["stage"] == "inference", "cost_usd"].sum())}
+
+
+def paid_api_text(timeline: Timeline, currency="USD", lang="en") -> str:
+    """:func:`paid_api` as a sentence in ``lang`` and ``currency``; empty when there is nothing to compare."""
+    api = paid_api(timeline)
+    if api is None:
+        return ""
+    k = rate(timeline, currency)
+    return t("paid_api", lang).format(
+        api=f"{api['api_usd'] * k:,.0f} {currency}", serving=f"{api['serving_usd'] * k:,.0f} {currency}",
+        model=api["model"], provider=api["provider"], price_in=f"{api['input_usd_per_million'] * k:.3g}",
+        price_out=f"{api['output_usd_per_million'] * k:.3g}", currency=currency,
+        date=t("price_read", lang).format(date=(re.findall(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", str(api["date"])) or
+                                                [str(api["date"])])[-1]))
