@@ -86,11 +86,25 @@ class ProgrammeEditor:
             widget = w.Checkbox(description=text, indent=False, layout=w.Layout(width=width))
         else:
             widget = w.Text(description=text, continuous_update=False, style=style, layout=w.Layout(width=width))
+        widget.tooltip = self._help(path)
         widget.add_class(f"wb-ed-{css or '-'.join(str(p) for p in path)}".replace("_", "-").replace(" ", "-"))
         widget.observe(lambda change, path=path, kind=kind, label=text: self._edited(path, kind, label, change["new"]),
                        "value")
         self.controls[path] = (widget, kind)
         return widget
+
+    def _help(self, path) -> str:
+        """The one-line help shown on hover: a scenario field's own, else the editor's."""
+        name, spec = path[-1], fields()
+        if (path[0] == "base" or (len(path) > 2 and path[-2] == "changes")) and name in spec:
+            return spec[name].help_zh if self.lang == "zh" else spec[name].help
+        if path[0] == "budgets":
+            name = "budget"
+        if len(path) > 3 and path[2] == "stages":
+            name = "stages"
+        key = f"edh_{name}"
+        text = t(key, self.lang)
+        return "" if text == key else text
 
     def _plan_box(self):
         lang, spec = self.lang, fields()
