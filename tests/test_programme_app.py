@@ -380,3 +380,29 @@ def test_a_turned_preset_is_named_by_its_values():
     assert view.link_query() == "view=programme&programme=base-70b"
     chinese = ProgrammeView("base-70b", {"every": 6}, lang="zh")
     assert dict((v, k) for k, v in chinese.preset.options)["base-70b"].endswith("70B 从头预训练，24 个月，每半年发布")
+
+
+def test_a_lever_applied_is_said_and_undone():
+    view = ProgrammeView("finetune-serve-70b")
+    total = view.timeline.total_cost_usd
+    view.levers._find()
+    row = view.levers.table[view.levers.table["applicable"]].iloc[0].to_dict()
+    view.levers._apply(row)
+    assert view.timeline.total_cost_usd == pytest.approx(row["total_usd"])
+    assert view.levers.done.value == f"Applied: {row['name']}" and view.levers.undo.layout.display is None
+    view.levers._undo()
+    assert view.timeline.total_cost_usd == pytest.approx(total) and view.levers.done.value == ""
+    assert view.levers.undo.layout.display == "none"
+
+
+def test_an_edited_plan_is_named_by_its_values_unless_the_user_named_it():
+    view = ProgrammeView("finetune-serve-70b")
+    controls = view.editor.controls
+    controls[("base", "params")][0].value = "8B"
+    assert view.programme.name == "8B open weights, 12 months, monthly releases"
+    controls[("name",)][0].value = "Our assistant"
+    controls[("base", "params")][0].value = "13B"
+    assert view.programme.name == "Our assistant"
+    zh = ProgrammeView("finetune-serve-70b", lang="zh")
+    zh.editor.controls[("budgets", "total")][0].value = "abc"
+    assert "总预算（USD） = 'abc'：不是可识别的金额" in zh.banner.value.replace("&#x27;", "'")

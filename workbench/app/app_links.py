@@ -95,7 +95,8 @@ class LinkBar(anywidget.AnyWidget):
     export default { render };
     """
     _css = """
-    .wb-share-link { font-size: 11px; word-break: break-all; color: #555; }
+    .wb-share-link { font-size: 11px; color: #555; display: block; max-width: 1100px; white-space: nowrap;
+                     overflow: hidden; text-overflow: ellipsis; }  /* a whole plan's link is long: Copy link copies it */
     .wb-copy-status { color: #2a7d2a; font-size: 12px; }
     """
     query = traitlets.Unicode("").tag(sync=True)

@@ -81,7 +81,8 @@ class ProgrammeView:
         self.upload.observe(self._upload_changed, "value")
         self.upload.add_class("wb-programme-upload")
         self.editor = ProgrammeEditor(self._edited, self._edit_refused, self.lang, self.currency)
-        self.levers = ProgrammeLevers(self._lever_applied, self.lang, self.currency)
+        self.levers = ProgrammeLevers(self._lever_applied, self.lang, self.currency,
+                                      on_undo=lambda before: self._edited(before.to_dict()))
         controls = w.VBox([self.preset, *self.knob_widgets.values(), self.editor.widget, self.attribute_menu,
                            self.downloads, self.upload], layout=w.Layout(width="500px", min_width="500px"))
         self.bill = BillPanel(self.lang, self.currency)
@@ -105,7 +106,8 @@ class ProgrammeView:
             if self.loaded is not None:
                 options.append((f"{t('loaded_file', lang)}: {self.loaded_name}", LOADED))
             if self.edited is not None:  # named by its values, so that a changed cadence renames it
-                options.append((f"{t('your_plan', lang)}: {pp.describe(self.edited, lang)}", EDITED))
+                options.append((f"{t('your_plan', lang)}{'：' if lang == 'zh' else ': '}{pp.describe(self.edited, lang)}",
+                                EDITED))
             current = self.preset.value if self.preset.value is not None else self.preset_id
             self.preset.options = options
             self.preset.value = current if current in dict((v, k) for k, v in options) else options[0][1]
@@ -113,6 +115,7 @@ class ProgrammeView:
             for name, widget in self.knob_widgets.items():
                 label, label_zh, *_, unit, unit_zh = pp.KNOBS[name]
                 widget.description = f"{label_zh}（{unit_zh}）" if lang == "zh" else f"{label} [{unit}]"
+                widget.tooltip = t(f"knob_help_{name}", lang)  # never left empty: the browser would say "null"
             self.attribute_menu.description = t("attribute_by", lang)
         finally:
             self._quiet = False
@@ -186,8 +189,11 @@ class ProgrammeView:
     def _edit_refused(self, message: str):
         self._refuse(message)
 
-    def _lever_applied(self, programme):
+    def _lever_applied(self, programme, name):
+        before = self.programme
         self._edited(programme.to_dict())
+        if self.programme is programme or self.programme == programme:
+            self.levers.applied(name, before)
 
     def _knob_changed(self, name, change):
         if self._quiet:

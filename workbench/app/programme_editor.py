@@ -18,13 +18,13 @@ from ..plan.scenario import fields, parse_quantity
 from ..plan.scenario_fields import COMMA_HINT
 from ..programmes.programme import BUDGET_RESOURCES, TRAINING_STAGES
 from ..reference import catalog
-from ..reference.i18n import choice_label, t
+from ..reference.i18n import choice_label, problem_zh, t
 from ..report.views import format_quantity
 
 #: The workstream's traffic and annotation fields set through its ``changes`` (scenario fields).
 WORKSTREAM_CHANGES = ("requests_per_day", "input_tokens_per_request", "output_tokens_per_request", "sft_examples",
                       "preference_pairs", "n_gpus")
-_WIDE = "440px"
+_WIDE = "470px"
 
 
 class EditError(ValueError):
@@ -46,7 +46,7 @@ class ProgrammeEditor:
         self.rate = 7.1
         self._quiet = False
         self._shape = None
-        self.widget = w.Accordion(layout=w.Layout(width="490px"))
+        self.widget = w.Accordion(layout=w.Layout(width="500px"))
         self.widget.add_class("wb-editor")
 
     # -- filling ----------------------------------------------------------------------------------------
@@ -79,7 +79,7 @@ class ProgrammeEditor:
         """A labelled control for ``path`` in the programme dict, read as ``kind``."""
         lang = self.lang
         text = f"{label} [{unit}]" if unit and lang != "zh" else f"{label}（{unit}）" if unit else label
-        style = {"description_width": "210px"}
+        style = {"description_width": "250px"}
         if kind == "choice":
             widget = w.Dropdown(options=options, description=text, style=style, layout=w.Layout(width=width))
         elif kind == "flag":
@@ -137,7 +137,7 @@ class ProgrammeEditor:
             remove.add_class("wb-ed-remove-budget")
             remove.on_click(lambda _, key=key: self._remove(("budgets", key)))
             rows.append(w.HBox([self._control(("budgets", key), "money", f"{t('budget', lang)}: {label}", self.currency,
-                                              width="400px", css=f"budget-{key}"), remove]))
+                                              width="430px", css=f"budget-{key}"), remove]))
         tags = sorted({f"{k}:{v}" for entry in (*self.data["workstreams"], *self.data["staff"])
                        for k, v in entry.get("tags", {}).items() if "{" not in v})
         choices = [r for r in BUDGET_RESOURCES if r not in self.data["budgets"]] + \
@@ -305,7 +305,9 @@ class ProgrammeEditor:
         try:
             value = self._parse(kind, label, text)
         except EditError as error:
-            self.on_error(f"{error.field} = '{str(error.value)[:40]}': {error.problem}")
+            problem = problem_zh(error.problem) if self.lang == "zh" else error.problem
+            colon = "：" if self.lang == "zh" else ": "
+            self.on_error(f"{error.field} = '{str(error.value)[:40]}'{colon}{problem}")
             return
         data = copy.deepcopy(self.data)
         if path[0] == "workstreams" and path[2] == "stages":
@@ -322,7 +324,21 @@ class ProgrammeEditor:
                 node[path[-1]] = value
         if path == ("base", "plan_kind") and value != "pretrain":
             _without_training(data, value)
+        self._rename(data, path)
         self.on_change(data)
+
+    def _rename(self, data, path):
+        """A plan still named by a preset or by its former values takes a name from its new values."""
+        from ..programmes.programme import Programme, ProgrammeError
+        from ..programmes.programme_presets import describe, presets
+        if path == ("name",):
+            return
+        automatic = {*presets()["label"], describe(self.programme)}
+        if data["name"] in automatic:
+            try:
+                data["name"] = describe(Programme.from_dict(data))
+            except (ProgrammeError, ValueError):  # the view names what is wrong
+                pass
 
     def _remove(self, path):
         data = copy.deepcopy(self.data)

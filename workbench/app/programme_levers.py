@@ -20,8 +20,9 @@ log = logging.getLogger(__name__)
 class ProgrammeLevers:
     """``ProgrammeLevers(on_apply).widget``; ``on_apply(programme)`` receives the programme with a lever applied."""
 
-    def __init__(self, on_apply, lang="en", currency="USD"):
+    def __init__(self, on_apply, lang="en", currency="USD", on_undo=None):
         self.on_apply, self.lang, self.currency = on_apply, lang, currency
+        self.on_undo = on_undo or (lambda programme: None)
         self.programme = self.timeline = self.table = None
         self.find = w.Button(layout=w.Layout(width="220px"))
         self.find.add_class("wb-plevers-find")
@@ -29,13 +30,36 @@ class ProgrammeLevers:
         self.rows = w.VBox()
         self.rows.add_class("wb-plevers-rows")
         self.title = w.HTML()
-        self.widget = w.VBox([self.title, self.find, self.rows])
+        self.history: list = []  # (lever name, the programme before it), newest last
+        self.done = w.HTML()
+        self.done.add_class("wb-plevers-applied")
+        self.undo = w.Button(layout=w.Layout(width="90px", display="none"))
+        self.undo.add_class("wb-plevers-undo")
+        self.undo.on_click(self._undo)
+        self.widget = w.VBox([self.title, w.HBox([self.find, self.undo]), self.done, self.rows])
         self.widget.add_class("wb-plevers")
         self._label()
 
     def _label(self):
         self.title.value = f"<b>{html.escape(t('plevers_title', self.lang))}</b>"
         self.find.description = t("plevers_find", self.lang)
+        self.undo.description = t("plevers_undo", self.lang)
+        self.done.value = "<br>".join(html.escape(t("plevers_applied", self.lang).format(name=name))
+                                      for name, _ in self.history)
+
+    def applied(self, name, before):
+        """Record a lever the view applied: said under the button, and undone by Undo."""
+        self.history.append((name, before))
+        self.undo.layout.display = None
+        self._label()
+
+    def _undo(self, _button=None):
+        if not self.history:
+            return
+        name, before = self.history.pop()
+        self.undo.layout.display = None if self.history else "none"
+        self._label()
+        self.on_undo(before)
 
     def set_language(self, lang, currency):
         self.lang, self.currency = lang, currency
@@ -76,12 +100,14 @@ class ProgrammeLevers:
             name = row["name_zh"] if zh else row["name"]
             risk = row["risk_zh"] if zh else row["risk"]
             after = row["risk_adjusted_saving_usd"]
-            text = (f"<div class='wb-plever'><b>{html.escape(name)}</b>: "
+            colon = "：" if zh else ": "
+            text = (f"<div class='wb-plever'><b>{html.escape(name)}</b>{colon}"
                     f"{html.escape(t('plevers_saves', lang).format(saving=self._money(row['saving_usd'])))}"
-                    + (f"; {html.escape(t('plevers_after_risk', lang).format(amount=self._money(after)))}"
+                    + (f"{'；' if zh else '; '}{html.escape(t('plevers_after_risk', lang).format(amount=self._money(after)))}"
                        if abs(row["risk_usd"]) >= 0.5 else "")
-                    + f"<br><span class='wb-help'>{html.escape(t('plevers_risk', lang))}: {html.escape(str(risk))}"
-                    + ("" if row["risk_priced"] else f" ({html.escape(t('plevers_not_priced', lang))})")
+                    + f"<br><span class='wb-help'>{html.escape(t('plevers_risk', lang))}{colon}{html.escape(str(risk))}"
+                    + ("" if row["risk_priced"] else
+                       f"{'（' if zh else ' ('}{html.escape(t('plevers_not_priced', lang))}{'）' if zh else ')'}")
                     + "</span></div>")
             apply = w.Button(description=t("plevers_apply", lang), layout=w.Layout(width="90px"))
             apply.add_class(f"wb-plever-apply-{row['lever']}".replace("_", "-"))
@@ -92,4 +118,4 @@ class ProgrammeLevers:
         self.rows.children = rows
 
     def _apply(self, row):
-        self.on_apply(apply_programme_lever(self.programme, row))
+        self.on_apply(apply_programme_lever(self.programme, row), row["name_zh"] if self.lang == "zh" else row["name"])
