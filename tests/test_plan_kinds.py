@@ -186,3 +186,13 @@ def test_serving_is_compared_with_a_paid_api_for_the_same_tokens():
     # no serving, or no API price for the size: nothing to compare
     assert pv.paid_api(timeline.evaluate(pp.preset("base-70b").replace(
         base={**pp.preset("base-70b").base, "params": 30e9}))) is None
+
+
+def test_where_the_money_goes_adds_up():
+    from workbench.report import programme_views as pv
+    tl = timeline.evaluate(pp.preset("finetune-serve-70b"))
+    table = pv.where_the_money_goes(tl)
+    amounts = table["Amount [USD]"].str.replace(",", "").astype(float)
+    assert list(table["Category"])[:3] == ["Staff", "Compute", "Annotation"]  # 5 people for a year lead
+    assert amounts.iloc[0] == 1_200_000 and amounts.sum() == pytest.approx(tl.total_cost_usd, abs=len(table))
+    assert (amounts.diff().dropna() <= 0).all()

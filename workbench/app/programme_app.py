@@ -345,6 +345,7 @@ class ProgrammeView:
                  (first_label, f"{self._money(first)}{share(first)}", "wb-first-run"),
                  (t("after_first_run", lang), f"{self._money(after)}{share(after)}", "wb-after-first-run")]
         crossings = pv.crossings(tl, self.currency, lang)
+        money = pv.where_the_money_goes(tl, self.currency, lang)
         beyond = f"<div>{self._money(tl.beyond_horizon_usd)} {html.escape(t('beyond_horizon', lang))}</div>" \
             if tl.beyond_horizon_usd > 0.5 else ""
         api = pv.paid_api_text(tl, self.currency, lang)
@@ -354,7 +355,9 @@ class ProgrammeView:
                 f"<div class='wb-card {cls}'><div class='wb-card-label'>{html.escape(label)}</div>"
                 f"<div class='wb-card-value'>{html.escape(value)}</div></div>" for label, value, cls in cards)
             + "</div>" + (f"<div class='wb-programme-alerts'><b>{html.escape(t('alerts', lang))}</b>"
-                          + _table_html(crossings, "wb-crossings") + "</div>" if len(crossings) else "") + beyond
+                          + _table_html(crossings, "wb-crossings") + "</div>" if len(crossings) else "")
+            + (f"<div class='wb-money'><b>{html.escape(t('where_money_goes', lang))}</b>"
+               + _table_html(money, "wb-where") + "</div>" if len(money) else "") + beyond
             + self._fleets_html())
 
     def _fleets_html(self) -> str:

@@ -84,7 +84,7 @@ TEXT = {
     "ed_until_end": ("to the end", "至规划期末"), "ed_once": ("once", "只做一次"),
     "ed_next_month": ("next month: {month}", "下个月：{month}"),
     "ed_as_base": ("as the plan: {value}", "同计划：{value}"), "ed_not_a_number": ("is not a number", "不是数字"),
-    "your_plan": ("Your plan", "你的计划"),
+    "your_plan": ("Your plan", "你的计划"), "where_money_goes": ("Where the money goes", "钱花在哪里"),
     "knob_help_horizon": ("Months the plan covers", "计划覆盖的月数"),
     "knob_help_every": ("Months between releases", "两次发布之间的月数"),
     "knob_help_cycles": ("How many releases in all", "发布总次数"),

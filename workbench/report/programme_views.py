@@ -296,3 +296,15 @@ def paid_api_text(timeline: Timeline, currency="USD", lang="en") -> str:
         price_out=f"{api['output_usd_per_million'] * k:.3g}", currency=currency,
         date=t("price_read", lang).format(date=(re.findall(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", str(api["date"])) or
                                                 [str(api["date"])])[-1]))
+
+
+def where_the_money_goes(timeline: Timeline, currency="USD", lang="en") -> pd.DataFrame:
+    """The programme's cost by category, largest first, with its share of the total: ``category`` (in ``lang``),
+    the amount in ``currency`` (rounded, grouped) and the share (whole per cent)."""
+    by = timeline.lines.groupby("category")["cost_usd"].sum().sort_values(ascending=False)
+    by = by[by.round() != 0]
+    total = float(by.sum())
+    k = rate(timeline, currency)
+    return pd.DataFrame({t("category", lang): [t(c, lang) for c in by.index],
+                         f"{t('amount', lang)} [{currency}]": [f"{v * k:,.0f}" for v in by],
+                         t("share", lang): [f"{v / total:.0%}" if total else "-" for v in by]})
