@@ -88,3 +88,17 @@ def test_bad_budgets_are_refused_naming_them(budgets, message):
     data["budgets"] = budgets
     with pytest.raises(ProgrammeError, match=message.replace("(", r"\(").replace("$", r"\$")):
         programme.loads(json.dumps(data))
+
+
+def test_what_the_attack_found():
+    """Issue 30's attack: full-width input, a batch of rates, a huge integer, budget keys that collapse."""
+    assert parse_money("３００万").usd == 3e6 and parse_money("＄3M").usd == 3e6  # as a Chinese input method types
+    rates = Scenario(budget_usd="¥1亿", cny_per_usd=[7.0, 8.0]).budget_usd  # each scenario at its own rate
+    assert list(rates) == pytest.approx([1e8 / 7.0, 1e8 / 8.0])
+    with pytest.raises(MoneyError, match=r"^1000000000000000000000000000000000000\.\.\. is not a finite"):
+        parse_money(10**400)
+    assert parse_money("1.500").usd == 1.5  # a point is the decimal mark, always (prices have three decimals)
+    data = json.loads(pp.preset("finetune-serve-70b").to_json())
+    data["budgets"] = {"team:post-training": "$1M", "team: post-training": "$2M"}
+    with pytest.raises(ProgrammeError, match="budgets.team:post-training=.*is given twice"):
+        programme.loads(json.dumps(data))

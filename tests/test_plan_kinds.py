@@ -196,3 +196,43 @@ def test_where_the_money_goes_adds_up():
     assert list(table["Category"])[:3] == ["Staff", "Compute", "Annotation"]  # 5 people for a year lead
     assert amounts.iloc[0] == 1_200_000 and amounts.sum() == pytest.approx(tl.total_cost_usd, abs=len(table))
     assert (amounts.diff().dropna() <= 0).all()
+
+
+def test_what_the_attack_found_in_programmes():
+    import json as js
+    from workbench.app.programme_app import ProgrammeView
+    from workbench.programmes.programme import ProgrammeError
+    from workbench.programmes import programme as pg
+    # serving only keeps the traffic that was served, and adds none
+    view = ProgrammeView("assistant-7b")
+    served_before = timeline.evaluate(view.programme).months_tokens["served_tokens"].sum()
+    view.editor.controls[("base", "plan_kind")][0].value = "serve_only"
+    assert [w.name for w in view.programme.workstreams] == ["monthly fine-tune"]
+    assert view.timeline.months_tokens["served_tokens"].sum() == pytest.approx(served_before, rel=0.02)
+    # a link or file that would serve tens of thousands of version-months is refused before it is priced
+    data = js.loads(pg.example().to_json())
+    data["horizon_months"] = 120
+    data["workstreams"] = [{**data["workstreams"][1], "name": f"w{i}", "start_month": 1, "cycles": 120,
+                            "every_months": 1, "serve_months": 120.0} for i in range(2)]
+    with pytest.raises(ProgrammeError, match="serve more than 10,000 version-months"):
+        pg.loads(js.dumps(data))
+    # a truncated link says so
+    link = pp.encode_plan(pp.preset("serve-8b"))
+    with pytest.raises(ProgrammeError, match="is incomplete: the link was cut short"):
+        pp.decode_plan(link[: len(link) // 2])
+    # clearing the first month, or typing inf in a count, is a message, never an exception
+    view.editor.controls[("start",)][0].value = "2028-03"
+    view.editor.controls[("start",)][0].value = ""
+    assert view.programme.start is None
+    view.editor.controls[("horizon_months",)][0].value = "inf"
+    assert "is not a number" in view.banner.value
+    # a single scenario without pre-training reviews as a programme (the bill review's path)
+    for kind in ("open_weights", "serve_only"):
+        plan = pg.of_scenario(Scenario(plan_kind=kind, serving_months=6))
+        assert timeline.evaluate(plan).total_cost_usd == pytest.approx(
+            estimate(Scenario(plan_kind=kind, serving_months=6)).total_cost_usd, rel=0.02)
+    # workstreams with different start dates price in one batch
+    data = js.loads(pg.example().to_json())
+    data["workstreams"][0]["changes"] = {"start_date": "2027-01-01"}
+    data["workstreams"][1]["changes"] = {**data["workstreams"][1]["changes"], "start_date": "2027-02-01"}
+    assert timeline.evaluate(pg.loads(js.dumps(data))).total_cost_usd > 0

@@ -295,7 +295,7 @@ class ProgrammeEditor:
             return float(stripped)
         except MoneyError as error:
             raise EditError(label, text, error.problem) from None
-        except ValueError as error:
+        except (ValueError, OverflowError) as error:
             problem = COMMA_HINT if "," in stripped and kind != "percents" else t("ed_not_a_number", self.lang)
             raise EditError(label, text, str(error) if "comma" in str(error) else problem) from None
 
@@ -318,7 +318,7 @@ class ProgrammeEditor:
             node = data
             for key in path[:-1]:
                 node = node[key]
-            if value is None and (path[0] in ("budgets",) or path[-2] == "changes"):
+            if value is None and (path[0] == "budgets" or (len(path) > 1 and path[-2] == "changes")):
                 node.pop(path[-1], None)  # an empty budget or change: none, or the base's value
             else:
                 node[path[-1]] = value
@@ -366,9 +366,15 @@ class ProgrammeEditor:
 def _without_training(data: dict, kind: str):
     """A plan that now starts from open weights (or only serves): its workstreams stop pre-training (or training),
     and a workstream left with nothing to do is dropped, as the user who chose it expects."""
+    serving = [ws for ws in data["workstreams"] if ws.get("serve_months")]
+    if kind == "serve_only" and not serving and data["workstreams"]:
+        # nothing served yet: the first workstream serves, for the horizon, at the traffic it states
+        first = data["workstreams"][0]
+        first["serve_months"] = float(data["horizon_months"])
+        first["every_months"], first["cycles"] = None, 1
+        serving = [first]
     for ws in data["workstreams"]:
         ws["stages"] = [] if kind == "serve_only" else [s for s in ws["stages"] if s != "pretrain"]
-        if kind == "serve_only" and not ws.get("serve_months"):
-            ws["serve_months"] = float(data["horizon_months"])
-    kept = [ws for ws in data["workstreams"] if ws["stages"] or ws.get("serve_months")]
+    # a workstream left with nothing to do is dropped; serving only, the workstreams that served stay, as they were
+    kept = serving if kind == "serve_only" else [ws for ws in data["workstreams"] if ws["stages"] or ws.get("serve_months")]
     data["workstreams"] = kept or data["workstreams"]  # none left: the programme names what is missing

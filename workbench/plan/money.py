@@ -3,12 +3,15 @@
 :func:`parse_money` reads one amount and its currency; an amount in renminbi (``¥``, ``CNY``, ``RMB``, ``元``) is
 converted to USD at the plan's rate, and the conversion is stated. What could be read two ways is refused with how
 to write it: ``1,5M`` (a decimal comma, or a thousands separator in the wrong place), ``3,00``, ``1.500.000``.
-A comma groups thousands only in groups of exactly three digits (``3,000,000``, ``2,000万``).
+A comma groups thousands only in groups of exactly three digits (``3,000,000``, ``2,000万``); a point is always the
+decimal mark (``1.500`` is one and a half: prices per hour have three decimals). Full-width characters (``３００万``)
+read as their ASCII forms.
 """
 from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from dataclasses import dataclass
 
 #: Multipliers a person writes after an amount, lower-cased (``m`` is a million in money, never a milli).
@@ -35,7 +38,8 @@ class MoneyError(ValueError):
 
     def __init__(self, text, problem: str):
         self.text, self.problem = text, problem
-        super().__init__(f"{text!r} {problem}; write it as {HOW_TO_WRITE}")
+        shown = repr(text) if len(repr(text)) <= 40 else f"{repr(text)[:37]}..."
+        super().__init__(f"{shown} {problem}; write it as {HOW_TO_WRITE}")
 
 
 @dataclass(frozen=True)
@@ -67,9 +71,13 @@ def parse_money(text, currency: str = "USD", cny_per_usd: float = 7.1) -> Money:
     if isinstance(text, bool):
         raise MoneyError(text, "is not an amount of money")
     if isinstance(text, (int, float)):
-        amount, found = float(text), None
+        try:
+            amount, found = float(text), None
+        except OverflowError:  # an integer of hundreds of digits
+            raise MoneyError(text, "is not a finite amount of 0 or more") from None
     else:
-        raw = str(text).strip().replace("\u00a0", " ").replace("_", "")
+        # full-width digits and marks as a Chinese input method types them (３００万, ＄3M) read as their ASCII
+        raw = unicodedata.normalize("NFKC", str(text)).strip().replace("\u00a0", " ").replace("_", "")
         if not raw:
             raise MoneyError(text, "is empty")
         if raw.startswith(("-", "−")) or re.search(r"[\s$¥￥]-", raw):

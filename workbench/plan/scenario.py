@@ -37,15 +37,17 @@ def _money_in_usd(spec, values: dict) -> dict:
         return values
     rate = values.get("cny_per_usd", spec["cny_per_usd"].default)
     try:
-        rate = float(rate)
+        rate = np.asarray(rate, dtype=float)  # a batch: each scenario's own rate
     except (TypeError, ValueError):
-        rate = float(spec["cny_per_usd"].default)
-    if not (math.isfinite(rate) and rate > 0):
-        rate = float(spec["cny_per_usd"].default)
+        rate = np.asarray(spec["cny_per_usd"].default, dtype=float)
+    if not (rate.ndim <= 1 and rate.size and np.all(np.isfinite(rate)) and np.all(rate > 0)):
+        rate = np.asarray(spec["cny_per_usd"].default, dtype=float)  # refused as its own field, by name
     out = dict(values)
     for name in typed:
         try:
-            out[name] = parse_money(values[name], "USD", rate).usd
+            money = parse_money(values[name], "USD", 1.0)
+            out[name] = money.amount / rate if money.currency == "CNY" and rate.ndim else (
+                money.amount / float(rate) if money.currency == "CNY" else money.usd)
         except MoneyError as error:
             raise ScenarioError(name, values[name], error.problem, f"an amount such as {HOW_TO_WRITE}",
                                 f"金额，例如 {HOW_TO_WRITE_ZH}") from None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime
 import math
+import re
 
 import numpy as np
 
@@ -38,11 +39,15 @@ def bounded_by_shape(values: dict, changes: dict) -> dict:
 
 def _check_start_date(value):
     """A start date is a calendar day, YYYY-MM-DD, from 2000 to 2099 (empty: no date)."""
-    if value in (None, "") or isinstance(value, np.ndarray):
+    if isinstance(value, np.ndarray):  # a batch: each date checked
+        for item in np.ravel(value):
+            _check_start_date(item)
+        return
+    if value in (None, ""):
         return
     try:
         day = datetime.date.fromisoformat(str(value))
-        if not (2000 <= day.year <= 2099 and len(str(value)) == 10):
+        if not (2000 <= day.year <= 2099 and re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", str(value))):
             raise ValueError
     except ValueError:
         raise ScenarioError("start_date", value, "is not a calendar date", "YYYY-MM-DD from 2000-01-01 to 2099-12-31, "

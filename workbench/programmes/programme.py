@@ -39,6 +39,9 @@ MAX_MONTHS = 120
 MAX_WORKSTREAMS = 200
 MAX_STAFF = 100
 MAX_FLEETS = 20
+#: The most (release, month) pairs a programme may serve: 20 workstreams releasing monthly for 5 years, each release
+#: served 8 months, is 9,600; each pair is priced, and a plan far beyond it would take minutes and gigabytes.
+MAX_VERSION_MONTHS = 10_000
 MAX_TAGS = 20
 _TAG_KEY = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 _START = re.compile(r"20[0-9]{2}-(0[1-9]|1[0-2])")
@@ -444,6 +447,8 @@ def _checked(p: Programme) -> Programme:
         elif resource not in BUDGET_RESOURCES:
             raise ProgrammeError(where, f"budgets.{resource}", usd, "is not a resource with a budget",
                                  ", ".join(BUDGET_RESOURCES) + ", or tag:value (e.g. team:post-training)")
+        if resource in budgets:  # "team:x" and "team: x" are one budget
+            raise ProgrammeError(where, f"budgets.{resource}", usd, "is given twice in the file", "each budget once")
         if isinstance(usd, str):  # money as people write it: "$3M", "1.5 million", "300万", "¥2,000万"
             try:
                 usd = parse_money(usd, "USD", rate).usd
@@ -458,6 +463,12 @@ def _checked(p: Programme) -> Programme:
     if list(percents) != sorted(set(percents)):
         raise ProgrammeError(where, "alert_percents", list(percents), "is not in increasing order without repeats",
                              "e.g. [30, 50, 80]")
+    live = sum(w.cycles * min(w.serve_months, horizon) for w in checked_ws)
+    if live > MAX_VERSION_MONTHS:  # each (version, month) served is priced: bounded so that a plan stays computable
+        raise ProgrammeError(where, "workstreams", f"{live:,.0f} version-months",
+                             f"serve more than {MAX_VERSION_MONTHS:,} version-months (cycles x months each release is "
+                             "served, over the workstreams)", "fewer cycles, or each release served fewer months",
+                             f"轮数 × 每个版本在线月数（所有工作流合计）至多 {MAX_VERSION_MONTHS:,}")
     start = p.start
     if start is not None:
         if not (isinstance(start, str) and _START.fullmatch(start.strip())):
@@ -727,7 +738,8 @@ def of_scenario(scenario: Scenario, name: str = "scenario") -> Programme:
         staff = (Staff(name="team", fte=float(scenario.staff_fte) * float(staff_months) / months,
                        usd_per_month=float(scenario.staff_usd_per_month), end_month=months,
                        redundancy_factor=1.0 + (float(scenario.redundancy_factor) - 1.0) * weights()["staff"]),)
-    workstream = Workstream(name=name, serve_months=float(scenario.serving_months), debug_gpus=0.0)
+    stages = {"pretrain": TRAINING_STAGES, "open_weights": TRAINING_STAGES[1:], "serve_only": ()}[scenario.plan_kind]
+    workstream = Workstream(name=name, stages=stages, serve_months=float(scenario.serving_months), debug_gpus=0.0)
     base = {k: v for k, v in scenario.changes().items() if k != "serving_months"}  # served by the workstream
     plan = Programme(name=name, horizon_months=horizon, workstreams=(workstream,), base=base,
                      staff=staff, security_usd_per_month=0.0, content_filtering="none")

@@ -74,7 +74,8 @@ def decode_plan(text: str) -> Programme:
                              f"the plan=... of a link copied from the programme view (at most {MAX_LINK_PLAN_CHARS:,} "
                              "characters)", f"从项目计划页面复制的链接中的 plan=...（至多 {MAX_LINK_PLAN_CHARS:,} 个字符）")
     try:
-        packed = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+        whole = len(text) - (len(text) % 4 == 1)  # a cut link may end inside a base64 quantum: read what is whole
+        packed = base64.urlsafe_b64decode(text[:whole] + "=" * (-whole % 4))
         inflater = zlib.decompressobj()
         raw = inflater.decompress(packed, MAX_LINK_PLAN_BYTES)
         if inflater.unconsumed_tail:
@@ -83,6 +84,9 @@ def decode_plan(text: str) -> Programme:
         raise ProgrammeError("programme", "plan", text, "is not a plan this app wrote",
                              "the plan=... of a link copied from the programme view",
                              "从项目计划页面复制的链接中的 plan=...") from None
+    if not inflater.eof:
+        raise ProgrammeError("programme", "plan", text, "is incomplete: the link was cut short",
+                             "the whole link, as Copy link gives it", "完整的链接（用“复制链接”获得）")
     return loads(raw, "json")
 
 

@@ -301,7 +301,8 @@ def evaluate(programme: Programme) -> Timeline:
     if late.any():  # placed past the horizon for the fleets: what falls after it
         beyond += float(frame.loc[late, "cost_usd"].sum())
         frame = frame[~late].reset_index(drop=True)
-        fleet_months = fleet_months[fleet_months["month"] <= horizon].reset_index(drop=True)
+        if "month" in fleet_months:  # an implicit fleet that carries nothing has no months
+            fleet_months = fleet_months[fleet_months["month"] <= horizon].reset_index(drop=True)
     tags = frame.pop("tags")
     for key in tag_keys:
         frame[key] = [t.get(key, UNTAGGED) for t in tags]

@@ -363,7 +363,8 @@ PROBLEMS_ZH = {
     "uses points to group thousands: a point is the decimal mark here": "用点分隔千位：此处点是小数点",
     "has a comma that is not a thousands separator (groups of three digits): a decimal comma is ambiguous":
         "含有不是千位分隔符（每组三位）的逗号：小数逗号有歧义",
-    "names two currencies": "同时写了两种货币", "is not a plan this app wrote": "不是本应用生成的计划", "is not a calendar month": "不是日历月份", "is not a calendar date": "不是日历日期", "is not a tag of this programme with a value": "不是本项目计划中带取值的标签", "is not a finite amount of 0 or more": "不是不小于 0 的有限金额",
+    "names two currencies": "同时写了两种货币", "is not a plan this app wrote": "不是本应用生成的计划",
+    "is incomplete: the link was cut short": "不完整：链接被截断了", "is not a calendar month": "不是日历月份", "is not a calendar date": "不是日历日期", "is not a tag of this programme with a value": "不是本项目计划中带取值的标签", "is not a finite amount of 0 or more": "不是不小于 0 的有限金额",
     # plan kinds in a programme (workbench.programmes.programme)
     "trains a model whose plan_kind is serve_only": "要训练的模型的计划类型（plan_kind）是 serve_only（只上线服务）",
     "is empty and serve_months is 0: the workstream does nothing": "为空且 serve_months 为 0：该工作流什么也不做",
@@ -405,6 +406,8 @@ _PROBLEM_PATTERNS_ZH = (
     (r"is not valid JSON \((.*)\)", "不是有效的 JSON（{0}）"),
     (r"is too large for a scenario file", "作为方案文件过大"),
     (r"names no (\S+) of this programme", "不是本项目计划中的 {0} 取值"),
+    (r"serve more than ([\d,]+) version-months \(cycles x months each release is served, over the workstreams\)",
+     "在线的版本月数（轮数 × 每个版本在线月数，所有工作流合计）超过 {0}"),
     (r"pre-trains a model whose plan_kind is (\S+)", "要预训练的模型的计划类型（plan_kind）是 {0}"),
     (r"an amount such as (.+)", "金额，例如 {0}"),
     (r"serving for serving_months > 0 needs the weights \(([\d,]+) GB in (\S+)\) and one request's KV cache in one "
