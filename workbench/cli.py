@@ -340,7 +340,8 @@ def _cmd_plan(args) -> None:
 def _print_plan(tl) -> None:
     p = tl.programme
     print(f"Programme: {p.name}, {p.horizon_months} months ({p.month_label(1)} to {p.month_label(p.horizon_months)}"
-          f"{'' if p.start else ', starting next month'}), {len(p.workstreams)} workstreams, {len(p.staff)} staff entries")
+          f"{'' if p.start else ', starting next month'}), {len(p.workstreams)} workstream{'s' * (len(p.workstreams) != 1)}, "
+          f"{len(p.staff)} staff entr{'ies' if len(p.staff) != 1 else 'y'}")
     print(f"Total: {tl.total_cost_usd:,.0f} USD"
           + (f" (and {tl.beyond_horizon_usd:,.0f} USD after month {p.horizon_months})" if tl.beyond_horizon_usd >= 0.5 else ""))
     first, after = tl.first_run_split()

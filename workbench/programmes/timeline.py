@@ -229,6 +229,9 @@ class Timeline:
 
 def _records(frame: pd.DataFrame) -> list[dict]:
     out = []
+    if "month" in frame:  # a month is a whole number, or None (not reached), never 8.0 or NaN
+        frame = frame.assign(month=pd.Series([None if pd.isna(m) else int(m) for m in frame["month"]], dtype=object,
+                                             index=frame.index))
     for record in frame.to_dict("records"):
         out.append({k: (None if isinstance(v, float) and not np.isfinite(v) else
                         int(v) if isinstance(v, (np.integer,)) else float(v) if isinstance(v, np.floating) else v)
