@@ -8,6 +8,7 @@ gaps (no price, peak or TDP on record for that accelerator), which name their fi
 folder must give a DataFileError naming the file, or work.
 """
 import contextlib
+import datetime
 import csv
 import io
 import json
@@ -57,6 +58,8 @@ def _valid(f):
         return st.sampled_from(catalog.gpu_ids())
     if f.type == "provider":
         return st.sampled_from(workbench.reference.prices.providers())
+    if f.name == "start_date":  # text with a rule of its own: a calendar day, or empty
+        return st.one_of(st.just(""), st.dates(datetime.date(2000, 1, 1), datetime.date(2099, 12, 31)).map(str))
     if f.type == "text":
         return st.text(st.characters(blacklist_categories=("Cc", "Cf", "Cs", "Cn", "Co", "Zl", "Zp")), max_size=40)
     if f.type == "percents":
