@@ -112,17 +112,21 @@ def burn_down(burn: pd.DataFrame, alerts: pd.DataFrame, *, title="Planned spend"
         tooltip=[alt.Tooltip("day:Q", title=day_title, format=",.1f"),
                  alt.Tooltip("spent:Q", title=f"{spent_title} [{currency}]", format=",.0f")],
     )
-    rules = alt.Chart(_source(alerts, "alerts")).mark_rule(strokeDash=[4, 3], color="#e45756").encode(
-        y="threshold:Q",
+    # the alert lines are named in a legend: labels on the chart overlap where two lines are close
+    names = list(pd.unique(alerts["label"]))
+    reds = ["#fdae61", "#f4a582", "#e45756", "#b2182b", "#67001f"]
+    colour = alt.Color("label:N", title=None, sort=names,
+                       scale=alt.Scale(domain=names, range=[reds[min(4, i + max(0, 5 - len(names)))]
+                                                            for i in range(len(names))]))
+    rules = alt.Chart(_source(alerts, "alerts")).mark_rule(strokeDash=[4, 3]).encode(
+        y="threshold:Q", color=colour,
         tooltip=[alt.Tooltip("label:N", title=""), alt.Tooltip("threshold:Q", title=currency, format=",.0f"), when],
     )
-    labels = alt.Chart(_source(alerts, "alerts")).mark_text(align="left", dx=4, dy=-6, color="#e45756").encode(
-        x=alt.value(0), y="threshold:Q", text="label:N")
     points = alt.Chart(_source(alerts, "alerts")).transform_filter("datum.crossed").mark_point(
-        color="#e45756", filled=True, size=60).encode(
-        x="day:Q", y="threshold:Q",
+        filled=True, size=60).encode(
+        x="day:Q", y="threshold:Q", color=colour,
         tooltip=[alt.Tooltip("label:N", title=""), when])
-    return alt.layer(line, rules, labels, points, title=title, width=WIDTH, height=220)
+    return alt.layer(line, rules, points, title=title, width=WIDTH, height=220)
 
 
 def cost_vs_size(curve: pd.DataFrame, current: pd.DataFrame, *, title="Cost against model size",
