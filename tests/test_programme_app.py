@@ -406,3 +406,17 @@ def test_an_edited_plan_is_named_by_its_values_unless_the_user_named_it():
     zh = ProgrammeView("finetune-serve-70b", lang="zh")
     zh.editor.controls[("budgets", "total")][0].value = "abc"
     assert "总预算（USD） = 'abc'：不是可识别的金额" in zh.banner.value.replace("&#x27;", "'")
+
+
+def test_the_plan_section_shows_what_each_fine_tune_buys():
+    """The finance lead's session: a 7B preset edited to a 70B plan kept Llama 2's annotation volumes behind grey
+    placeholders; they are controls of the plan, with prices shown to the cent."""
+    view = ProgrammeView("assistant-7b")
+    controls = view.editor.controls
+    assert controls[("base", "sft_examples")][0].value == "27.54k"
+    assert controls[("base", "preference_usd_per_pair")][0].value == "0.3"
+    before = view.timeline.total_cost_usd
+    controls[("base", "sft_examples")][0].value = "5k"
+    assert view.programme.base["sft_examples"] == 5000 and view.timeline.total_cost_usd < before
+    controls[("base", "preference_usd_per_pair")][0].value = "$0.5"
+    assert view.programme.base["preference_usd_per_pair"] == 0.5

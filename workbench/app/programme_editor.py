@@ -25,6 +25,8 @@ from ..report.views import format_quantity
 WORKSTREAM_CHANGES = ("requests_per_day", "input_tokens_per_request", "output_tokens_per_request", "sft_examples",
                       "preference_pairs", "n_gpus")
 _WIDE = "470px"
+#: The plan-wide drivers of a fine-tune's cost, editable beside the model.
+BASE_DRIVERS = ("sft_examples", "sft_usd_per_example", "preference_pairs", "preference_usd_per_pair")
 
 
 class EditError(ValueError):
@@ -122,6 +124,12 @@ class ProgrammeEditor:
             self._control(("base", "gpu"), "choice", "GPU", options=gpus, css="gpu"),
             self._control(("base", "pricing"), "choice", spec["pricing"].label_zh if lang == "zh" else
                           spec["pricing"].label, options=pricing, css="pricing"),
+            # what each fine-tune buys, for every workstream that does not set its own: the largest lines of a plan
+            # that fine-tunes, on the page rather than behind a placeholder
+            *[self._control(("base", name), "money" if spec[name].unit.startswith("USD") else "quantity",
+                            spec[name].label_zh if lang == "zh" else spec[name].label,
+                            self.currency + spec[name].unit[3:] if spec[name].unit.startswith("USD") else spec[name].unit,
+                            css=name.replace("_", "-")) for name in BASE_DRIVERS],
         ])
 
     def _budget_box(self):
@@ -248,8 +256,9 @@ class ProgrammeEditor:
             return value if kind == "choice" else bool(value)
         if value is None:
             return ""
-        if kind == "money":
-            return f"{value * (self.rate if self.currency == 'CNY' else 1.0):,.0f}"
+        if kind == "money":  # whole units for budgets and salaries, the cents of a price per label
+            amount = value * (self.rate if self.currency == 'CNY' else 1.0)
+            return f"{amount:,.0f}" if abs(amount) >= 100 else f"{amount:.4g}"
         if kind == "percents":
             return ", ".join(f"{v:g}" for v in value)
         if kind == "percent":
