@@ -341,9 +341,12 @@ class ProgrammeView:
         pretrains = any("pretrain" in w.stages for w in self.programme.workstreams)
         first_label = t("first_run" if pretrains else "first_finetune" if tl.first_run_workstreams() else "no_training_run",
                         lang)
-        cards = [(t("programme_total", lang), self._money(total), "wb-programme-total"),
-                 (first_label, f"{self._money(first)}{share(first)}", "wb-first-run"),
-                 (t("after_first_run", lang), f"{self._money(after)}{share(after)}", "wb-after-first-run")]
+        cards = [(t("programme_total", lang), self._money(total), "wb-programme-total")]
+        if tl.first_run_workstreams():  # a plan that only serves has no first run to set apart
+            cards += [(first_label, f"{self._money(first)}{share(first)}", "wb-first-run"),
+                      (t("after_first_run", lang), f"{self._money(after)}{share(after)}", "wb-after-first-run")]
+        else:
+            cards.append((first_label, t("serving_only_note", lang), "wb-first-run"))
         crossings = pv.crossings(tl, self.currency, lang)
         money = pv.where_the_money_goes(tl, self.currency, lang)
         beyond = f"<div>{self._money(tl.beyond_horizon_usd)} {html.escape(t('beyond_horizon', lang))}</div>" \

@@ -116,6 +116,7 @@ TEXT = {
                  "{currency}；{date}），自建服务则为 {serving}。微调后的模型需要能托管自有权重的服务商。"),
     "first_finetune": ("First fine-tune (no pre-training)", "首次微调（无预训练）"),
     "no_training_run": ("No training run (serving only)", "无训练（只上线服务）"),
+    "serving_only_note": ("it serves an open model as it is", "直接上线开源模型"),
     "plevers_title": ("What could we cut? Savings over the whole plan", "能省在哪里？整个计划期的降本措施"),
     "plevers_find": ("Find savings", "查找降本措施"), "plevers_saves": ("saves {saving}", "节省 {saving}"),
     "plevers_after_risk": ("{amount} after its risk", "计入风险后 {amount}"), "plevers_risk": ("Risk", "风险"),
