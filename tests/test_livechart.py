@@ -85,8 +85,10 @@ def test_burn_down_points_are_the_crossed_alert_lines():
                            "crossed": [True, False]})
     burn = pd.DataFrame({"day": [0.0, 5.0], "spent": [0.0, 1.5]})
     spec = charts.burn_down(burn, alerts).to_dict()
-    points = spec["layer"][3]
-    assert points["transform"] == [{"filter": "datum.crossed"}] and points["mark"]["type"] == "point"
+    marks = [layer["mark"]["type"] for layer in spec["layer"]]
+    assert marks == ["line", "rule", "point"]  # the alert lines are named in a legend, not by text on the chart
+    points = spec["layer"][2]
+    assert points["transform"] == [{"filter": "datum.crossed"}] and points["encoding"]["color"]["field"] == "label"
     assert charts.records(alerts)[1] == {"label": "50 %", "threshold": 2.0, "day": None, "crossed": False}
 
 
