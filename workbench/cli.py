@@ -9,7 +9,8 @@
     workbench plan --example | workbench plan FILE [--json] [--csv]
 
 Every scenario field is an option (``seq_len`` -> ``--seq-len``); options left out take the default
-scenario's values. Bad input exits with status 2 and one line on stderr.
+scenario's values. A command typed wrong exits with status 2, bad input or data with status 1, each with one
+line on stderr.
 """
 from __future__ import annotations
 
