@@ -46,8 +46,7 @@ def _money_in_usd(spec, values: dict) -> dict:
     for name in typed:
         try:
             money = parse_money(values[name], "USD", 1.0)
-            out[name] = money.amount / rate if money.currency == "CNY" and rate.ndim else (
-                money.amount / float(rate) if money.currency == "CNY" else money.usd)
+            out[name] = money.amount / (rate if rate.ndim else float(rate)) if money.currency == "CNY" else money.usd
         except MoneyError as error:
             raise ScenarioError(name, values[name], error.problem, f"an amount such as {HOW_TO_WRITE}",
                                 f"金额，例如 {HOW_TO_WRITE_ZH}") from None

@@ -100,8 +100,10 @@ def presets() -> pd.DataFrame:
     return table.set_index("id", drop=False)
 
 
+@cached
 def preset(preset_id: str) -> Programme:
-    """The programme of a preset (a :class:`ProgrammeError` lists the ids for an unknown one)."""
+    """The programme of a preset (a :class:`ProgrammeError` lists the ids for an unknown one); read once, as the view
+    asks for it on every edit (its name, its knobs)."""
     table = presets()
     if preset_id not in table.index:
         raise ProgrammeError("programme", "programme", preset_id, "is not a preset", ", ".join(table.index))
