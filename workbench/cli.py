@@ -222,7 +222,7 @@ def _cmd_actuals(args) -> None:
         print(json.dumps(out, indent=2, allow_nan=False, default=_json_default))
         return
     total = result.total_usd
-    print(f"{result.path}: {len(result.rows):,} charges read, {len(result.rejected['row'].unique()):,} rows rejected; "
+    print(f"{result.path}: {result.rows_read:,} charges read, {result.rejected_count:,} rows rejected; "
           f"{result.cost_column} total {total:,.2f} USD")
     print("\nBy category [USD]:")
     print(result.by_category().to_string(float_format=lambda x: f"{x:,.2f}"))

@@ -14,7 +14,7 @@ import ipywidgets as w
 import pandas as pd
 
 from ..report import programme_charts as pc, programme_views as pv
-from ..bill.actuals import UNATTRIBUTED, ActualsError, read_focus
+from ..bill.actuals import APP_LIMITS, UNATTRIBUTED, ActualsError, read_focus
 from ..report.charts import ChartStack
 from ..reference.i18n import t
 from .livechart import LiveChart
@@ -79,7 +79,7 @@ class BillPanel:
                 path_text = str(path)
                 path.write_bytes(content)
                 rates = {"CNY": float(self.timeline.programme.base_scenario.cny_per_usd)} if self.timeline else None
-                bill = read_focus(path, rates=rates)  # renminbi rows at the programme's rate
+                bill = read_focus(path, rates=rates, limits=APP_LIMITS)  # renminbi rows at the programme's rate
         except (ActualsError, ValueError) as error:
             self._error(str(error).replace(path_text, name))
             return
@@ -127,9 +127,9 @@ class BillPanel:
         rate = pv.rate(self.timeline, self.currency)
         self.chart.layout.display = None
         to_date = review.by_category
-        rejected_rows = bill.rejected["row"].nunique()
+        rejected_rows = bill.rejected_count
         notes = [t("bill_summary", lang).format(
-            rows=len(bill.rows), name=self.name, rejected=rejected_rows, rejected_money=self._money(bill.rejected_usd),
+            rows=bill.rows_read, name=self.name, rejected=rejected_rows, rejected_money=self._money(bill.rejected_usd),
             actual=self._money(to_date["actual_usd"].sum()), planned=self._money(to_date["planned_usd"].sum()),
             forecast=self._money(review.forecast_usd)),
             t("bill_forecast_like", lang).format(forecast=self._money(review.forecast_usd),

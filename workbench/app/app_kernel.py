@@ -2,9 +2,9 @@
 
 pandas 3 imports pyarrow, when it is installed, as it is imported itself: 35 MB more in every app session (the
 planner kernel went from 145 to 185 MB, above the 180 MB the app targets), for a library only a Parquet bill needs.
-So the app's kernel keeps pyarrow out of pandas' start; reading a Parquet export loads it then
-(:func:`workbench.bill.focus_files.pyarrow_parquet`). A process that imported pandas already (a notebook, the tests, the
-command line) is left as it is. ``WORKBENCH_KEEP_PYARROW=1`` keeps pyarrow in the app's kernel too.
+The workbench itself no longer needs pyarrow (DuckDB reads Parquet bills, :mod:`workbench.bill.focus_reader`), but
+where it is installed (the test extras install it) the app's kernel keeps it out of pandas' start. A process that
+imported pandas already (a notebook, the tests, the command line) is left as it is. ``WORKBENCH_KEEP_PYARROW=1`` keeps pyarrow in the app's kernel too.
 """
 import os
 import sys

@@ -10,42 +10,49 @@ columns are ignored. ``ServiceCategory`` (and a few ``ServiceName``) map to cate
 ``data/focus_categories.csv``; tag keys map to the attribution keys by ``data/focus_tag_keys.csv`` (matched without
 regard to case, spaces or separators: ``CostCenter`` is ``cost_center``).
 
+An export is a file (CSV, CSV.gz or Parquet), a folder of them (monthly files, Hive-partitioned folders included)
+or a glob. DuckDB reads it out of core (:mod:`workbench.bill.focus_reader`), with the checks as SQL
+(:mod:`workbench.bill.focus_sql`): memory stays bounded whatever the bill's size, and what the review receives is
+an aggregate (day x category x charge category x service x unit x tag values), a few thousand rows.
+
 Bad input never passes silently and never stops the read: a missing column is an :class:`ActualsError` naming
 it; a row whose cost is not a number, whose dates do not parse, whose tags are not a JSON object or whose currency
-has no rate is left out of the totals and listed in ``rejected`` (the row's line in the file, the column, the
-reason), with the money those rows carried where their cost could be read. The file is only read.
+has no rate is left out of the totals and listed in ``rejected`` (its file, its line, the column, the reason), with
+the money those rows carried where their cost could be read. The files are only read.
 """
 from __future__ import annotations
 
 import json
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from . import focus_files
+from . import focus_files, focus_reader, focus_sql
 from ..reference.data import cached, read_table
 from .focus_files import ActualsError
+from .focus_reader import APP_LIMITS, DEFAULT_LIMITS, Limits  # noqa: F401 - the limits a caller passes
 from ..reference.i18n import t
 
 COST_COLUMNS = ("EffectiveCost", "BilledCost", "ListCost", "ContractedCost")
 REQUIRED = ("ChargePeriodStart", "ChargePeriodEnd", "BillingCurrency", "ServiceCategory", "ChargeCategory")
-OPTIONAL = ("Tags", "ServiceName", "ProviderName", "ConsumedQuantity", "ConsumedUnit", "ResourceId")
+OPTIONAL = ("Tags", "ServiceName", "ProviderName", "ConsumedQuantity", "ConsumedUnit", "ResourceId",
+            focus_sql.ROW_COUNT)
 #: How FOCUS writes a missing value in CSV exports (the sample's ``NULL``) besides an empty cell.
 MISSING = ("", "NULL", "null")
 CATEGORIES = ("compute", "storage", "network", "logging", "security", "other")
 UNATTRIBUTED = "(unattributed)"
 #: Largest amount one charge may carry [USD, absolute]: beyond it a value is a corrupted cell, and sums overflow.
 MAX_CHARGE_USD = 1e12
-#: Records read at a time: memory holds one chunk as text (about 0.5 KB a record) and the accepted rows compactly.
-CHUNK_ROWS = 100_000
 #: FOCUS 1.0-1.2 ChargeCategory values (specification/columns/chargecategory.md).
-CHARGE_CATEGORIES = ("Usage", "Purchase", "Tax", "Credit", "Adjustment")
-_CANONICAL_CHARGE = {c.casefold(): c for c in CHARGE_CATEGORIES}
-REJECTED_COLUMNS = ["row", "column", "reason", "code", "value", "cost_usd"]
+CHARGE_CATEGORIES = focus_sql.CHARGE_CATEGORIES
+REJECTED_COLUMNS = ["row", "column", "reason", "code", "value", "cost_usd", "file"]
+#: The accepted rows' aggregate: its keys (with the attribution keys and ``attributed``) and its sums.
+ROW_KEYS = ["month", "day", "category", "service_category", "service_name", "provider", "charge_category", "unit",
+            "usage_kind", "resource"]
 
 
 @cached
@@ -68,8 +75,15 @@ def _normal(tag_name: str) -> str:
 
 @dataclass
 class Actuals:
-    """Result of :func:`read_focus`. ``rows``: one per accepted charge (``row`` is its line in the file);
-    ``rejected``: one per problem (``row``, ``column``, ``reason``, ``value``, ``cost_usd`` where readable)."""
+    """Result of :func:`read_focus`.
+
+    ``rows``: the accepted charges summed by ``month`` (YYYY-MM of ChargePeriodStart, UTC), ``day``, ``category``,
+    ``service_category``, ``service_name``, ``provider``, ``charge_category``, ``unit``, ``usage_kind``
+    (``metered``: usage with a quantity and a unit; ``idle``: usage billed with none consumed), ``resource`` (of idle
+    usage only), each attribution key's value and ``attributed``; with ``rows`` (charges), ``cost_usd``,
+    ``quantity`` (of metered usage) and ``end`` (the latest ChargePeriodEnd). ``rejected``: one line per problem
+    (``row``: its line in ``file``, ``column``, ``reason``, ``code``, ``value``, ``cost_usd`` where readable), the
+    first :attr:`Limits.max_listed`; ``rejected_count`` and ``rejected_usd`` count them all."""
 
     path: str
     cost_column: str
@@ -78,10 +92,19 @@ class Actuals:
     ignored_columns: tuple
     attribution_keys: tuple
     header_fields: int = 0
+    rejected_count: int = 0
+    rejected_money_usd: float = 0.0
+    files: tuple = field(default_factory=tuple)
+    listed_limit: int = DEFAULT_LIMITS.max_listed
 
     def reasons(self, lang: str = "en") -> pd.Series:
         """The rejected rows' reasons in ``lang`` (``en`` or ``zh``)."""
         return self.rejected["code"].map(lambda code: reason_text(code, lang, self.header_fields))
+
+    @property
+    def rows_read(self) -> int:
+        """Charges accepted."""
+        return int(self.rows["rows"].sum())
 
     @property
     def total_usd(self) -> float:
@@ -90,8 +113,7 @@ class Actuals:
     @property
     def rejected_usd(self) -> float:
         """Money on rejected rows whose cost could be read [USD] (a row counted once, whatever its problems)."""
-        known = self.rejected.dropna(subset=["cost_usd"]).drop_duplicates("row")
-        return float(known["cost_usd"].sum())
+        return float(self.rejected_money_usd)
 
     @property
     def unattributed_usd(self) -> float:
@@ -135,40 +157,77 @@ class Actuals:
     def to_dict(self) -> dict:
         """What ``workbench actuals --json`` prints (always valid JSON)."""
         total = self.total_usd
-        return {
-            "file": self.path, "cost_column": self.cost_column, "rows_read": int(len(self.rows)),
+        out = {
+            "file": self.path, "cost_column": self.cost_column, "rows_read": self.rows_read,
             "total_actual_usd": total,
             "by_category": {k: float(v) for k, v in self.by_category().items()},
             "by_month": {str(m): {k: float(v) for k, v in row.items()} for m, row in self.by_month().iterrows()},
             "by_tag": {key: {str(k): float(v) for k, v in self.by_tag(key).items()} for key in self.attribution_keys},
             "unattributed_usd": self.unattributed_usd,
             "unattributed_share": self.unattributed_usd / total if total else 0.0,
-            "rejected_rows": [{k: (None if isinstance(v, float) and not np.isfinite(v) else v) for k, v in r.items()}
-                              for r in self.rejected.to_dict("records")],
+            "rejected_rows": [{k: (None if isinstance(v, float) and not np.isfinite(v) else v) for k, v in r.items()
+                               if k != "file" or len(self.files) > 1} for r in self.rejected.to_dict("records")],
             "rejected_usd": self.rejected_usd, "ignored_columns": list(self.ignored_columns),
             "by_charge_category": {k: float(v) for k, v in self.by_charge_category().items()},
             "unrecognised_values": self.unrecognised(),
         }
+        if len(self.files) > 1:
+            out["files"] = list(self.files)
+        if len(self.rejected) >= self.listed_limit:
+            out["rejected_count"] = self.rejected_count  # more problems than listed: all of them counted
+        return out
 
 
 def read_focus(path, cost_column: str = "EffectiveCost", rates: dict | None = None, encoding: str = "utf-8",
-               chunk_rows: int = CHUNK_ROWS) -> Actuals:
-    """Read a FOCUS export (CSV, plain or gzip, or Parquet) at ``path``; amounts in USD.
+               limits: Limits = DEFAULT_LIMITS) -> Actuals:
+    """Read a FOCUS export at ``path`` (a CSV, plain or gzip, or Parquet file; a folder of them; a glob); amounts
+    in USD.
 
     ``rates``: units of a currency per USD (``{"CNY": 7.1}``), for rows billed in other currencies; a row in a
     currency without a rate is rejected. ``encoding``: a CSV's text encoding (FOCUS exports are UTF-8; an older
-    tool's ``latin-1`` or ``cp1252`` can be named). The file is read ``chunk_rows`` records at a time, so memory
-    holds one chunk's text and the compact accepted rows, not the whole file as text. See the module docstring for
-    what is checked.
+    tool's ``latin-1`` or ``cp1252`` can be named). ``limits``: what the read may take (:class:`Limits`: the
+    engine's memory, what a compressed file may expand to, records in all). See the module docstring for what is
+    checked.
     """
-    path = Path(path)
-    if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, (int, np.integer)) or chunk_rows < 1:
-        raise ActualsError(f"chunk_rows={chunk_rows!r}: allowed: a whole number of records, 1 or more")
+    if not isinstance(limits, Limits):
+        raise ActualsError(f"limits={limits!r}: allowed: a workbench.bill.actuals.Limits (memory, sizes, rows)")
     if cost_column not in COST_COLUMNS:
         raise ActualsError(f"cost column {cost_column!r} is not a FOCUS cost column; allowed: {', '.join(COST_COLUMNS)}")
     encoding = focus_files.checked_encoding(encoding)
     rates = _checked_rates(rates)
-    header = focus_files.header(path, encoding)
+    files = focus_files.sources(path)
+    needed = {name: (cost_column if column is None else column) for name, column in focus_sql.PROJECTED.items()}
+    keys = tag_keys()
+    with focus_reader.session(limits) as (con, spill):
+        sources = [focus_reader.open_source(con, i, f, needed, encoding, limits, spill) for i, f in enumerate(files)]
+        for source in sources:
+            _check_header(source, cost_column)
+        groups, structural = focus_reader.aggregate(con, sources, rates, MAX_CHARGE_USD, limits)
+        records = int(groups["rows"].sum()) if len(groups) else 0
+        if limits.max_rows and records > limits.max_rows:
+            raise ActualsError(f"{path}: more than {limits.max_rows:,} records; allowed: at most {limits.max_rows:,} "
+                               "here (workbench actuals reads larger exports)")
+        accepted = groups[groups["mask"] == 0]
+        texts = pd.Series(accepted["tags"].unique(), dtype=object)
+        parsed, problem = _tags(texts)
+        problem_of = dict(zip(texts, problem))
+        bad_tag = accepted["tags"].map(problem_of).to_numpy(dtype=np.int8) > 0 if len(accepted) else np.zeros(0, bool)
+        bad_texts = [text for text, p in problem_of.items() if p > 0]
+        rejected_groups = pd.concat([groups[groups["mask"] != 0], accepted[bad_tag]])
+        rejected_money = float(rejected_groups["cost_usd"].fillna(0.0).sum())
+        rejected_count = int(rejected_groups["rows"].sum()) + len(structural)  # a summary row: the charges it sums
+        rejected = _rejected(con, sources, rejected_groups, structural, bad_texts, problem_of, groups, limits, rates,
+                             cost_column)
+    rows = _rows(accepted[~bad_tag], texts, parsed, keys)
+    used = {cost_column, *REQUIRED, *OPTIONAL}
+    ignored = tuple(dict.fromkeys(c for s in sources for c in s.header if c not in used))
+    shown = str(path) if len(files) > 1 or str(files[0]) != str(path) else str(files[0])
+    return Actuals(shown, cost_column, rows, rejected, ignored, tuple(keys), max(s.fields for s in sources),
+                   rejected_count, rejected_money, tuple(str(f) for f in files), limits.max_listed)
+
+
+def _check_header(source, cost_column: str) -> None:
+    header, path = source.header, source.path
     missing = [c for c in (cost_column, *REQUIRED) if c not in header]
     if missing:
         shown = ", ".join(repr(c) if c != c.strip() else c for c in header[:60])
@@ -178,148 +237,76 @@ def read_focus(path, cost_column: str = "EffectiveCost", rates: dict | None = No
     if twice:
         raise ActualsError(f"{path}: column{'s' if len(twice) > 1 else ''} {', '.join(twice)} given twice; allowed: "
                            "each FOCUS column once")
-    wanted = [c for c in dict.fromkeys(header) if c in {cost_column, *REQUIRED, *OPTIONAL}]
-    keys = tag_keys()
-    parts, problems = [], []
-    surveyed = None if path.name.lower().endswith(".parquet") else focus_files.survey(path, encoding, len(header))
-    if surveyed is not None and surveyed.miscounted:  # records not read for their shape, each with its line
-        lines, codes = zip(*surveyed.miscounted)
-        problems.append(pd.DataFrame({"row": np.array(lines, dtype=np.int64), "column": "(record)",
-                                      "reason": [reason_text(c, "en", len(header)) for c in codes], "code": codes,
-                                      "value": "", "cost_usd": np.nan}, columns=REJECTED_COLUMNS))
-    for frame in focus_files.chunks(path, header, wanted, encoding, chunk_rows, surveyed):
-        rows, rejected = _checked_chunk(frame, len(header), cost_column, rates, keys)
-        parts.append(rows)
-        problems.append(rejected)
-    parts = [p for p in parts if len(p)] or parts[:1]  # an empty chunk (blank lines only) has no column types
-    problems = [p for p in problems if len(p)] or problems[:1]
-    rows = pd.concat(parts, ignore_index=True) if parts else _checked_chunk(
-        pd.DataFrame(columns=[*wanted]), len(header), cost_column, rates, keys)[0]
-    rejected = pd.concat(problems, ignore_index=True) if problems else pd.DataFrame(columns=REJECTED_COLUMNS)
-    rejected = rejected.sort_values(["row", "column"], kind="stable").reset_index(drop=True)
-    used = {cost_column, *REQUIRED, *OPTIONAL}
-    return Actuals(str(path), cost_column, rows, rejected, tuple(c for c in header if c not in used), tuple(keys),
-                   len(header))
+
+
+def _rows(accepted: pd.DataFrame, texts: pd.Series, parsed: list, keys: dict) -> pd.DataFrame:
+    """The accepted groups with their category and attribution keys, summed over what the review does not use
+    (file, tag text)."""
+    frame = accepted.drop(columns=["mask", "file_index"]).copy()
+    frame["category"] = _categories(frame["service_category"], frame["service_name"])
+    codes = pd.Index(texts).get_indexer(frame["tags"])
+    attributed = np.zeros(len(frame), dtype=bool)
+    for key, names in keys.items():
+        values = np.array([_tag_value(tags, names) for tags in parsed], dtype=object)  # per distinct tag text
+        present = np.array([v is not None for v in values], dtype=bool)
+        frame[key] = np.where(present, values, UNATTRIBUTED)[codes] if len(values) else np.array([], dtype=object)
+        attributed |= present[codes] if len(values) else attributed
+    frame["attributed"] = attributed
+    by = [*ROW_KEYS, *keys, "attributed"]
+    summed = (frame.groupby(by, sort=True, dropna=False)
+              .agg(rows=("rows", "sum"), cost_usd=("cost_usd", "sum"), quantity=("quantity", lambda q: q.sum(min_count=1)),
+                   end=("end", "max"))
+              .reset_index())
+    summed["day"] = pd.to_datetime(summed["day"])
+    summed["rows"] = summed["rows"].astype(np.int64)
+    for column in ("month", "category", "service_category", "service_name", "provider", "charge_category", "unit",
+                   "usage_kind", "resource", *keys):
+        summed[column] = summed[column].astype(object)
+    return summed
+
+
+def _rejected(con, sources, rejected_groups, structural, bad_texts, problem_of, groups, limits, rates,
+              cost_column) -> pd.DataFrame:
+    """One line per problem of each rejected row, with its file and line, the first ``limits.max_listed``."""
+    out = []
+    files = set(rejected_groups["file_index"].dropna().astype(int)) | set(structural["file_index"].astype(int))
+    for source in (s for s in sources if s.index in files):
+        mine = structural[structural["file_index"] == source.index]
+        listed = focus_reader.listing(con, source, bad_texts, limits, rates, MAX_CHARGE_USD)
+        records_read = int(groups.loc[groups["file_index"] == source.index, "rows"].sum())
+        line, unread_lines = focus_reader.lines(source, listed["ordinal"].to_numpy(), mine, records_read)
+        for (record_line, code) in zip(unread_lines, mine["code"]):
+            out.append((int(record_line), "(record)", reason_text(code, "en", source.fields), code, "", np.nan,
+                        str(source.path)))
+        for row_line, record in zip(line, listed.itertuples(index=False)):
+            readable = record.cost_usd if record.cost_usd is not None and np.isfinite(record.cost_usd) else np.nan
+            problems = [(bit, column, code) for bit, column, code in focus_sql.CHECKS if record.mask & bit]
+            if record.mask & focus_sql.TOO_LONG:  # a record not read for its shape: that alone is listed
+                out.append((int(row_line), "(record)", reason_text("record_long_field", "en", source.fields),
+                            "record_long_field", "", np.nan, str(source.path)))
+                continue
+            tag_problem = problem_of.get(record.tags, 0) if record.mask == 0 else _tags(pd.Series([record.tags]))[1][0]
+            tagged = [(0, "Tags", "tags_not_object" if tag_problem == 1 else "tags_nested")] if tag_problem else []
+            # the order the checks were listed in: cost, dates, texts, currency, tags, the converted amount
+            ordered = [p for p in problems if p[0] <= 256] + tagged + [p for p in problems if p[0] > 256]
+            for bit, column, code in ordered:
+                value = record.tags if column == "Tags" else ("" if column == "(record)" else
+                                                             getattr(record, focus_sql.SHOWN[column]))
+                out.append((int(row_line), cost_column if column == "cost" else column,
+                            reason_text(code, "en", source.fields), code, "" if value is None else str(value)[:80],
+                            readable, str(source.path)))
+    frame = pd.DataFrame(out, columns=["row", "column", "reason", "code", "value", "cost_usd", "file"])
+    order = {str(s.path): s.index for s in sources}
+    frame = frame.assign(_file=frame["file"].map(order)).sort_values(["_file", "row", "column"], kind="stable")
+    frame = frame.drop(columns="_file").head(limits.max_listed).reset_index(drop=True)
+    frame["row"] = frame["row"].astype(np.int64)
+    frame["cost_usd"] = frame["cost_usd"].astype(float)
+    return frame
 
 
 def reason_text(code: str, lang: str = "en", header_fields: int = 0) -> str:
     """A rejection's reason (``code`` of :attr:`Actuals.rejected`) in ``lang``."""
     return t(f"reject_{code}", lang).format(fields=header_fields, limit=f"{MAX_CHARGE_USD:.0e}")
-
-
-def _checked_chunk(frame: pd.DataFrame, header_fields: int, cost_column: str, rates: dict, keys: dict):
-    """(accepted rows, rejections) of one chunk of records, every cell still text."""
-    # a record's number in the file (the header is 1; blank lines count): its line unless a quoted field spans lines
-    line = frame.index.to_numpy(dtype=np.int64)
-    found: list[tuple] = []  # (mask, column, code, values): turned into rejections once costs are known
-
-    def reject(mask, column, code, values):
-        if mask.any():
-            found.append((mask, column, reason_text(code, "en", header_fields), code, values))
-
-    raw_cost = _strip(frame[cost_column])
-    empty_cost = raw_cost.isin(MISSING).to_numpy()  # FOCUS: a cost column is never null
-    cost = pd.to_numeric(raw_cost.where(~empty_cost, "nan"), errors="coerce").to_numpy(dtype=float)
-    unreadable = ~np.isfinite(cost)
-    huge = ~unreadable & (np.abs(cost) > MAX_CHARGE_USD)
-    cost = np.where(huge, np.nan, cost)
-    reject(empty_cost, cost_column, "cost_empty", raw_cost)
-    reject(unreadable & ~empty_cost, cost_column, "cost_not_number", raw_cost)
-    reject(huge, cost_column, "cost_huge", raw_cost)
-    starts, bad_start = _dates(frame["ChargePeriodStart"])
-    ends, bad_end = _dates(frame["ChargePeriodEnd"])
-    reject(bad_start, "ChargePeriodStart", "not_date", frame["ChargePeriodStart"])
-    reject(bad_end, "ChargePeriodEnd", "not_date", frame["ChargePeriodEnd"])
-    backwards = ~bad_start & ~bad_end & (ends < starts)
-    reject(backwards, "ChargePeriodEnd", "end_before_start", frame["ChargePeriodEnd"])
-    service_category = _strip(frame["ServiceCategory"])
-    service_name = _column(frame, "ServiceName")
-    # FOCUS's values in another case are FOCUS's values (usage is Usage); others are kept as they are and listed
-    charge_category = _strip(frame["ChargeCategory"]).map(lambda v: _CANONICAL_CHARGE.get(v.casefold(), v))
-    empty_text = np.zeros(len(frame), dtype=bool)
-    for column, text in (("ServiceCategory", service_category), ("ChargeCategory", charge_category)):
-        empty = text.isin(MISSING).to_numpy()
-        reject(empty, column, "text_empty", frame[column])
-        empty_text |= empty
-    currency = _strip(frame["BillingCurrency"], upper=True)
-    rate = currency.map(rates).to_numpy(dtype=float)
-    no_rate = np.isnan(rate)
-    reject(no_rate, "BillingCurrency", "no_rate", currency)
-    tag_column = frame["Tags"] if "Tags" in frame else pd.Series([""] * len(frame), index=frame.index)
-    # exports repeat the same few tag sets: each distinct text is parsed once
-    tag_codes, tag_texts = pd.factorize(tag_column, use_na_sentinel=False)
-    parsed, problem = _tags(pd.Series(tag_texts, dtype=object))
-    reject(problem[tag_codes] == 1, "Tags", "tags_not_object", tag_column)
-    reject(problem[tag_codes] == 2, "Tags", "tags_nested", tag_column)
-    bad_tags = problem[tag_codes] > 0
-
-    cost_usd = np.where(no_rate, np.nan, cost / np.where(no_rate, 1.0, rate))
-    # the limit holds in USD too: a tiny exchange rate must not turn a charge into an overflow
-    with np.errstate(over="ignore", invalid="ignore"):
-        huge_usd = np.isfinite(cost) & ~no_rate & ~(np.abs(cost_usd) <= MAX_CHARGE_USD)
-    reject(huge_usd & ~huge, cost_column, "cost_huge", raw_cost)
-    cost_usd = np.where(huge_usd, np.nan, cost_usd)
-    bad = (~np.isfinite(cost)) | bad_start | bad_end | backwards | no_rate | bad_tags | empty_text | huge_usd
-    readable = np.where(np.isfinite(cost_usd), cost_usd, np.nan)  # an unreadable cost carries no known money
-    rejected = pd.DataFrame({
-        "row": np.concatenate([line[m] for m, *_ in found]) if found else np.array([], dtype=np.int64),
-        "column": [c for m, c, *_ in found for _ in range(int(m.sum()))],
-        "reason": [r for m, c, r, *_ in found for _ in range(int(m.sum()))],
-        "code": [k for m, c, r, k, _ in found for _ in range(int(m.sum()))],
-        "value": [str(v)[:80] for m, c, r, k, values in found for v in np.asarray(values, dtype=object)[m]],
-        "cost_usd": np.concatenate([readable[m] for m, *_ in found]) if found else np.array([], dtype=float),
-    }, columns=REJECTED_COLUMNS)
-
-    keep = ~bad
-    start_kept = starts[keep]
-    months = start_kept.astype("datetime64[M]")
-    month_codes, month_values = pd.factorize(months)
-    month_text = np.array([str(m)[:7] for m in month_values], dtype=object)  # each distinct month's text made once
-    # text columns stay object arrays of shared strings: a pointer a cell (pandas would copy each into a string
-    # column of its own, 2-3 times the memory for an export's few services, units and tag values)
-    rows = pd.DataFrame({
-        "row": line[keep], "start": start_kept, "end": ends[keep],
-        "month": _text(month_text[month_codes] if len(month_codes) else np.array([], dtype=object)),
-        "cost_usd": cost_usd[keep], "currency": _text(currency.to_numpy()[keep]),
-        "service_category": _text(service_category.to_numpy()[keep]),
-        "service_name": _text(service_name.to_numpy()[keep]),
-        "provider": _text(_column(frame, "ProviderName").to_numpy()[keep]),
-        "charge_category": _text(charge_category.to_numpy()[keep]),
-        "category": _text(_categories(service_category[keep], service_name[keep])),
-        "quantity": pd.to_numeric(_column(frame, "ConsumedQuantity"), errors="coerce").to_numpy()[keep],
-        "unit": _text(_column(frame, "ConsumedUnit").to_numpy()[keep]),
-        "resource": _text(_column(frame, "ResourceId").to_numpy()[keep]),
-    })
-    kept_codes = tag_codes[keep]
-    attributed = np.zeros(len(rows), dtype=bool)
-    for key, names in keys.items():
-        values = np.array([_tag_value(tags, names) for tags in parsed], dtype=object)  # per distinct tag text
-        present = np.array([v is not None for v in values], dtype=bool)
-        rows[key] = _text(np.where(present, values, UNATTRIBUTED)[kept_codes] if len(values) else [])
-        attributed |= present[kept_codes] if len(values) else attributed
-    rows["attributed"] = attributed
-    return rows, rejected
-
-
-def _text(values) -> pd.Series:
-    return pd.Series(np.asarray(values, dtype=object), dtype=object)
-
-
-def _strip(column: pd.Series, upper: bool = False) -> pd.Series:
-    """Text without surrounding spaces, as an object series whose equal strings are one object: each distinct
-    value is stripped once (an export repeats a few services, units and currencies over millions of rows, and the
-    accepted rows then cost a pointer a cell, not a string)."""
-    codes, uniques = pd.factorize(column.to_numpy(dtype=object), use_na_sentinel=False)
-    done = np.array([(str(u).strip().upper() if upper else str(u).strip()) for u in uniques], dtype=object)
-    return pd.Series(done[codes] if len(codes) else np.array([], dtype=object), index=column.index, dtype=object)
-
-
-def _column(frame: pd.DataFrame, name: str) -> pd.Series:
-    """An optional column stripped, or empty text where the export has none; FOCUS's NULL read as empty."""
-    if name not in frame:
-        return pd.Series(np.full(len(frame), "", dtype=object), index=frame.index, dtype=object)
-    column = _strip(frame[name])
-    return column.where(~column.isin(MISSING), "")
 
 
 def _checked_rates(rates) -> dict:
@@ -336,14 +323,6 @@ def _checked_rates(rates) -> dict:
                                "positive number of its units per USD (CNY=7.1)")
         out[code] = number
     return out
-
-
-def _dates(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """(UTC datetimes, bad) of a FOCUS date-time column (ISO 8601; ``2024-09-18 22:00:00`` or ``...T22:00:00Z``)."""
-    text = _strip(column)
-    parsed = pd.to_datetime(text, errors="coerce", utc=True, format="ISO8601")
-    bad = parsed.isna().to_numpy()
-    return parsed.dt.tz_convert(None).to_numpy(), bad
 
 
 def _tags(column: pd.Series) -> tuple[list[dict], np.ndarray]:

@@ -1,21 +1,55 @@
-"""Opening a FOCUS export for :mod:`workbench.bill.actuals`: its header, its text encoding, and its records a chunk at
-a time, every cell as text (CSV, plain or gzip, or Parquet). Nothing is converted here: the checks are the reader's.
+"""Finding and opening FOCUS exports for :mod:`workbench.bill.actuals`: the files a path names (a file, a folder of
+monthly files, Hive-partitioned folders included, or a glob), each file's header and text encoding, what a compressed
+file expands to, and the line each record starts on. Nothing is converted here: the checks are the reader's.
 """
 from __future__ import annotations
 
 import csv
-import json
+import glob
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
-
 
 
 class ActualsError(ValueError):
-    """An export that cannot be read at all: a missing file or column, an unknown format."""
+    """An export that cannot be read at all: a missing file or column, an unknown format, a limit passed."""
+
+
+#: Names a folder's or a glob's files must end with to be read as exports (a single file named alone is read as
+#: Parquet when its name ends with .parquet, as gzip when with .gz, else as CSV).
+EXPORT_SUFFIXES = (".csv", ".csv.gz", ".parquet")
+
+
+def is_parquet(path: Path) -> bool:
+    return path.name.lower().endswith(".parquet")
+
+
+def sources(path) -> list[Path]:
+    """The export files ``path`` names: a file; a folder, read with its sub-folders (cloud exports deliver a month a
+    folder, ``billing_period=2025-01/part-0.parquet``); or a glob (``bills/2025-*.csv.gz``). Sorted by name."""
+    text = str(path)
+    if any(ch in text for ch in "*?[") and not Path(text).exists():
+        files = sorted(Path(p) for p in glob.glob(text, recursive=True) if Path(p).is_file() and _export_name(p))
+        if not files:
+            raise ActualsError(f"{text}: no FOCUS export matches; allowed: a file, a folder or a glob of "
+                               f"{', '.join(EXPORT_SUFFIXES)} files")
+        return files
+    path = Path(path)
+    if path.is_dir():
+        files = sorted(p for p in path.rglob("*") if p.is_file() and _export_name(p.name)
+                       and not any(part.startswith((".", "_")) for part in p.relative_to(path).parts))
+        if not files:
+            raise ActualsError(f"{path}: the folder holds no FOCUS export; allowed: {', '.join(EXPORT_SUFFIXES)} files")
+        return files
+    if not path.is_file():
+        raise ActualsError(f"{path}: no such file")
+    return [path]
+
+
+def _export_name(name) -> bool:
+    return str(name).lower().endswith(EXPORT_SUFFIXES)
 
 
 def checked_encoding(encoding) -> str:
@@ -36,27 +70,23 @@ def not_text(path: Path, error: UnicodeDecodeError, encoding: str) -> ActualsErr
                         "encoding (read_focus(..., encoding='latin-1'); workbench actuals --encoding latin-1)")
 
 
-def pyarrow_parquet():
-    """``pyarrow.parquet``, loaded now in an app kernel that started pandas without it (:mod:`workbench.app.app_kernel`)."""
-    import sys
-    if "pyarrow" in sys.modules and sys.modules["pyarrow"] is None:
-        del sys.modules["pyarrow"]
-    import pyarrow.parquet as pq
-    return pq
+def first_bad_text(path: Path, encoding: str) -> ActualsError:
+    """The message for a file the engine found not to be ``encoding`` text: the first byte that is not, found by
+    decoding the file again (rare: only such a file pays for it)."""
+    try:
+        with open_text(path, encoding) as f:
+            while f.read(1 << 20):
+                pass
+    except UnicodeDecodeError as error:
+        return not_text(path, error, encoding)
+    except (OSError, EOFError, zlib.error) as error:
+        return ActualsError(f"{path}: not a readable FOCUS export (CSV, CSV.gz or Parquet): {error}")
+    return ActualsError(f"{path}: is not {encoding.replace('-sig', '').upper()} text; allowed: UTF-8, as FOCUS asks, "
+                        "or name the file's encoding (workbench actuals --encoding latin-1)")
 
 
 def header(path: Path, encoding: str = "utf-8-sig") -> list[str]:
-    """The export's column names, read without its rows."""
-    if not path.is_file():
-        raise ActualsError(f"{path}: no such file")
-    if path.name.lower().endswith(".parquet"):
-        try:
-            pq = pyarrow_parquet()
-            return list(pq.read_schema(path).names)
-        except ImportError as error:
-            raise ActualsError(f"{path}: reading Parquet needs pyarrow ({error})") from None
-        except Exception as error:  # noqa: BLE001 - pyarrow's errors for a file that is not Parquet
-            raise ActualsError(f"{path}: not a readable Parquet file: {str(error).splitlines()[0][:200]}") from None
+    """A CSV export's column names, read without its rows (a Parquet file's are read by the engine)."""
     try:
         with open_text(path, encoding) as f:
             row = next(csv.reader(f), None)
@@ -80,100 +110,94 @@ def open_text(path: Path, encoding: str = "utf-8-sig"):
     return open(path, encoding=encoding, newline="")
 
 
+def expanded_size(path: Path, limit: float) -> int:
+    """The bytes a gzip file expands to, counted as it is decompressed and stopped once past ``limit`` (a small
+    file that expands to gigabytes is refused before anything reads it). A file cut short is refused."""
+    import gzip
+    total = 0
+    try:
+        with gzip.open(path, "rb") as f:
+            while chunk := f.read(1 << 22):
+                total += len(chunk)
+                if total > limit:
+                    break
+    except (OSError, EOFError, zlib.error) as error:
+        raise ActualsError(f"{path}: not a readable FOCUS export (CSV, CSV.gz or Parquet): "
+                           f"{str(error).splitlines()[0][:200] or type(error).__name__}") from None
+    return total
+
+
+def transcoded(path: Path, encoding: str, folder: Path, limit: float) -> Path:
+    """A copy of a CSV in another text encoding as plain UTF-8 in ``folder`` (the engine reads UTF-8, UTF-16 and
+    Latin-1 itself), at most ``limit`` bytes."""
+    target = folder / (path.name.removesuffix(".gz") + ".utf8.csv")
+    written = 0
+    try:
+        with open_text(path, encoding) as f, open(target, "w", encoding="utf-8", newline="") as out:
+            while text := f.read(1 << 20):
+                written += out.write(text)
+                if written > limit:
+                    raise ActualsError(f"{path}: expands past {limit / 1e9:,.1f} GB; allowed: at most that much text")
+    except UnicodeDecodeError as error:
+        raise not_text(path, error, encoding) from None
+    except (OSError, EOFError, zlib.error) as error:
+        raise ActualsError(f"{path}: not a readable FOCUS export (CSV, CSV.gz or Parquet): {error}") from None
+    return target
+
+
+def newline_count(path: Path) -> tuple[int, bool]:
+    """(the number of line feeds in a CSV, whether its last byte is one), read as bytes."""
+    import gzip
+    count, last = 0, b""
+    with (gzip.open(path, "rb") if path.name.lower().endswith(".gz") else open(path, "rb")) as f:
+        while chunk := f.read(1 << 22):
+            count += chunk.count(b"\n")
+            last = chunk[-1:]
+    return count, last == b"\n"
+
+
 @dataclass
 class Survey:
-    """What one pass of Python's CSV reader says of a file's records, before pandas reads them: the records
-    pandas must skip (blank lines, records with more or fewer fields than the header) and the line each record
-    starts on (a quoted field may span lines).
+    """What one pass of Python's CSV reader says of a file's records: the line each record starts on (a quoted
+    field may span lines) and which records are blank lines. Records are numbered from the header, 0."""
 
-    ``skip``: record numbers (the header is record 0) that are not read; ``miscounted``: (line, reason code) of
-    each record not read for its shape (``record_extra``, ``record_short``, ``record_long_field``); ``shift_records`` / ``shift_lines``: from record
-    ``shift_records[k]`` on, a record starts ``shift_lines[k]`` lines after its number."""
-
-    skip: set
-    miscounted: list
-    shift_records: np.ndarray
-    shift_lines: np.ndarray
-
-    def lines(self, records: np.ndarray) -> np.ndarray:
-        """The line each record (numbered as in ``skip``) starts on."""
-        if not len(self.shift_records):
-            return records + 1
-        k = np.searchsorted(self.shift_records, records, side="right") - 1
-        return records + 1 + np.where(k >= 0, self.shift_lines[np.maximum(k, 0)], 0)
+    starts: np.ndarray  # the line each record starts on
+    blank: np.ndarray   # whether the record is a blank line
 
 
 #: The longest cell read [characters]: Python's own CSV limit, far past any FOCUS value.
 MAX_FIELD_CHARS = 131_072
 
 
-def survey(path: Path, encoding: str, header_fields: int) -> Survey:
-    """One pass over a CSV's records counting their fields (see :class:`Survey`), tokenised as pandas does (a
-    quote in the middle of a field is read as text). One rule for every record, the first as the rest: a record
-    with more fields than the header (an unquoted comma shifts every value after it) or fewer (a cut line), or
-    with a field longer than :data:`MAX_FIELD_CHARS`, is not read, and is listed with its line. A quoted field left
-    open to the end of the file refuses the file, naming the line where it opens."""
+def survey(path: Path, encoding: str) -> Survey:
+    """One pass over a CSV's records (see :class:`Survey`), for the line numbers of a file whose records do not sit
+    one a line: a quoted field spanning lines, or blank lines. A quoted field left open to the end of the file refuses
+    the file, naming the line where it opens."""
+    starts, blank = [1], [False]
+    line_end, last_start = 1, 1
+    limit = csv.field_size_limit()
     try:
-        try:
-            return _survey(path, encoding, header_fields, long_fields=False)
-        except _LongField:  # a cell past Python's limit: counted again, every cell measured (slower, and rare)
-            return _survey(path, encoding, header_fields, long_fields=True)
+        csv.field_size_limit(2**31 - 1)
+        with open_text(path, encoding) as f:
+            reader = csv.reader(f)  # not strict: a stray quote is text
+            next(reader, None)  # the header
+            line_end = reader.line_num
+            for row in reader:
+                start = line_end + 1
+                line_end = reader.line_num
+                starts.append(start)
+                blank.append(not row)
+                last_start = start
     except UnicodeDecodeError as error:
         raise not_text(path, error, encoding) from None
     except (OSError, EOFError, zlib.error, csv.Error) as error:
         raise ActualsError(f"{path}: not a readable FOCUS export (CSV, CSV.gz or Parquet): "
                            f"{str(error).splitlines()[0][:200] or type(error).__name__}") from None
-
-
-class _LongField(Exception):
-    pass
-
-
-def _survey(path: Path, encoding: str, header_fields: int, long_fields: bool) -> Survey:
-    skip, miscounted, shift_records, shift_lines = set(), [], [], []
-    line_end, shift, record, last_start = 1, 0, 0, 1
-    limit = csv.field_size_limit()
-    try:
-        if long_fields:
-            csv.field_size_limit(2**31 - 1)
-        with open_text(path, encoding) as f:
-            reader = csv.reader(f)  # not strict: a stray quote is text, as pandas reads it
-            next(reader, None)  # the header
-            line_end = reader.line_num
-            for row in _rows(reader):
-                record += 1
-                start = line_end + 1
-                line_end = reader.line_num
-                if start - (record + 1) != shift:
-                    shift = start - (record + 1)
-                    shift_records.append(record)
-                    shift_lines.append(shift)
-                last_start = start
-                if not row:
-                    skip.add(record)  # a blank line: not a record
-                elif len(row) != header_fields:
-                    skip.add(record)
-                    miscounted.append((start, "record_extra" if len(row) > header_fields else "record_short"))
-                elif long_fields and max(map(len, row)) > MAX_FIELD_CHARS:
-                    skip.add(record)
-                    miscounted.append((start, "record_long_field"))
     finally:
         csv.field_size_limit(limit)
     if line_end > last_start:  # the last record spans lines: is its quote closed, or did the file end inside it?
         _closed(path, encoding, last_start)
-    return Survey(skip, miscounted, np.array(shift_records, dtype=np.int64), np.array(shift_lines, dtype=np.int64))
-
-
-def _rows(reader):
-    while True:
-        try:
-            yield next(reader)
-        except StopIteration:
-            return
-        except csv.Error as error:
-            if "field limit" in str(error):
-                raise _LongField() from None
-            raise
+    return Survey(np.array(starts, dtype=np.int64), np.array(blank, dtype=bool))
 
 
 def _closed(path: Path, encoding: str, start: int) -> None:
@@ -188,66 +212,12 @@ def _closed(path: Path, encoding: str, start: int) -> None:
             next(csv.reader(f, strict=True), None)
     except csv.Error as error:
         if "unexpected end of data" in str(error):
-            raise ActualsError(f"{path}: line {start}: a quoted field opened on this record is never closed, so "
-                               "the rest of the file cannot be read; allowed: every \" that opens a field closed by "
-                               "another (a \" inside a field written twice)") from None
+            raise never_closed(path, start) from None
     finally:
         csv.field_size_limit(limit)
 
 
-def chunks(path: Path, header, columns, encoding: str, chunk_rows: int, surveyed: Survey | None = None):
-    """The ``columns`` needed, ``chunk_rows`` records at a time, every cell as text (nothing converted behind the
-    checks' back), each frame indexed by the line its records start on (the header is line 1). A CSV's records
-    are first counted (:func:`survey`): pandas reads only those with the header's number of fields."""
-    name = path.name.lower()
-    try:
-        if name.endswith(".parquet"):
-            pq = pyarrow_parquet()
-            offset = 0
-            for batch in pq.ParquetFile(path).iter_batches(batch_size=chunk_rows, columns=columns):
-                frame = batch.to_pandas()
-                if "Tags" in frame:  # FOCUS in Parquet may hold tags as a map (key-value pairs), not JSON text
-                    frame["Tags"] = frame["Tags"].map(tags_text)
-                frame = frame.astype(object).where(frame.notna(), "").astype(str).astype(object)
-                frame.index = pd.RangeIndex(offset + 2, offset + 2 + len(frame))  # row 1 is the schema
-                offset += len(frame)
-                yield frame
-            return
-        surveyed = surveyed or survey(path, encoding, len(header))
-        skip = surveyed.skip | {0}
-        names = [f"{c}\0{i}" if header.count(c) > 1 else c for i, c in enumerate(header)]
-        reader = pd.read_csv(path, header=None, skiprows=(lambda i: i in skip) if len(skip) > 1 else 1, names=names,
-                             dtype=object, keep_default_na=False, na_values=[], skip_blank_lines=False,
-                             compression="infer", encoding=encoding, engine="c", chunksize=chunk_rows, index_col=False)
-        done = 0
-        skipped = np.array(sorted(surveyed.skip), dtype=np.int64)
-        below = skipped - np.arange(len(skipped)) - 1  # records read before each skipped one
-        with reader:
-            for frame in reader:
-                frame = frame[list(columns)]
-                # the record numbers of this chunk: the n-th record read is n plus the skipped ones before it
-                n = np.arange(done + 1, done + 1 + len(frame), dtype=np.int64)
-                kept = n + np.searchsorted(below, n, side="left")
-                done += len(frame)
-                frame.index = pd.Index(surveyed.lines(kept))
-                yield frame
-    except ImportError as error:
-        raise ActualsError(f"{path}: reading Parquet needs pyarrow ({error})") from None
-    except UnicodeDecodeError as error:
-        raise not_text(path, error, encoding) from None
-    except pd.errors.ParserError as error:
-        raise ActualsError(f"{path}: not a readable FOCUS export: {str(error).splitlines()[0][:200]}") from None
-    except (pd.errors.EmptyDataError, OSError, EOFError, ValueError, zlib.error) as error:
-        raise ActualsError(f"{path}: not a readable FOCUS export (CSV, CSV.gz or Parquet): "
-                           f"{str(error).splitlines()[0][:200] or type(error).__name__}") from None
-
-
-def tags_text(value) -> str:
-    if value is None or (isinstance(value, float) and value != value):
-        return ""
-    if isinstance(value, str):
-        return value
-    try:
-        return json.dumps(dict(value), default=str)
-    except (TypeError, ValueError):
-        return str(value)
+def never_closed(path: Path, line: int) -> ActualsError:
+    return ActualsError(f"{path}: line {line}: a quoted field opened on this record is never closed, so the rest of "
+                        "the file cannot be read; allowed: every \" that opens a field closed by another (a \" inside a "
+                        "field written twice)")

@@ -315,7 +315,7 @@ def _projected(alerts: pd.DataFrame, monthly: pd.DataFrame, calendar: list[str])
 
 def _crossings(rows: pd.DataFrame, resource: str, budget_usd: float, percents) -> pd.DataFrame:
     """For each alert line: the first day (of ChargePeriodStart) cumulative spend reached it; NaT: not reached."""
-    daily = rows.groupby(pd.to_datetime(rows["start"]).dt.floor("D"))["cost_usd"].sum().sort_index().cumsum()
+    daily = rows.groupby(pd.to_datetime(rows["day"]))["cost_usd"].sum().sort_index().cumsum()
     out = []
     for percent in percents:
         threshold = budget_usd * percent / 100.0
@@ -328,7 +328,7 @@ def _crossings(rows: pd.DataFrame, resource: str, budget_usd: float, percents) -
 
 def _unit_cost_flags(rows: pd.DataFrame, rise: float) -> list[dict]:
     """Services whose cost per consumed unit rose by more than ``rise`` from one month to the next."""
-    usage = rows[(rows["charge_category"] == "Usage") & (rows["quantity"] > 0) & (rows["unit"] != "")]
+    usage = rows[rows["usage_kind"] == "metered"]  # usage with a quantity and a unit
     if usage.empty:
         return []
     table = usage.groupby(["service_name", "unit", "month"])[["cost_usd", "quantity"]].sum()
@@ -348,10 +348,11 @@ def _unit_cost_flags(rows: pd.DataFrame, rise: float) -> list[dict]:
 
 def _idle_flags(rows: pd.DataFrame) -> list[dict]:
     """Resources billed for usage with none consumed (an idle volume, an instance kept but unused)."""
-    idle = rows[(rows["charge_category"] == "Usage") & (rows["cost_usd"] > 0) & (rows["quantity"] == 0)]
+    idle = rows[rows["usage_kind"] == "idle"]  # usage billed with no quantity consumed
     if idle.empty:
         return []
-    table = idle.groupby(["service_name", "resource"])["cost_usd"].agg(["sum", "size"]).sort_values("sum", ascending=False)
+    table = (idle.groupby(["service_name", "resource"]).agg(sum=("cost_usd", "sum"), size=("rows", "sum"))
+             .sort_values("sum", ascending=False))
     return [{"kind": "billing_without_usage", "service": service, "resource": resource, "cost_usd": float(total),
              "rows": int(count), "message": f"{service} {resource or '(no resource id)'}: {total:,.2f} USD billed over "
                                             f"{int(count)} row(s) with no usage"}

@@ -206,6 +206,12 @@ TEXT = {
     "reject_record_short": ("has fewer fields than the header's {fields} (a line cut short?)",
                             "字段数少于表头的 {fields} 个（是否有被截断的行？）"),
     "reject_record_long_field": ("has a field longer than 131,072 characters", "有字段长度超过 131,072 个字符"),
+    "reject_record_quote": ("has a quote that neither opens nor closes a field as CSV requires (text after a closing "
+                            "quote?)", "引号不符合 CSV 规则（右引号之后还有文字？）"),
+    "reject_record_long_line": ("is longer than the longest record read (1 MiB)", "记录长度超过可读取的上限（1 MiB）"),
+    "reject_record_unreadable": ("cannot be read as a CSV record", "无法作为 CSV 记录读取"),
+    "reject_row_count_bad": ("is not a whole number of charges, 1 or more (a bill summary's x_RowCount)",
+                             "不是 1 或以上的整数费用条数（账单汇总的 x_RowCount）"),
     "reject_cost_empty": ("is empty (FOCUS requires a cost on every row)", "为空（FOCUS 要求每行都有费用）"),
     "reject_cost_not_number": ("is not a number", "不是数字"),
     "reject_cost_huge": ("is beyond {limit} in amount (no single charge is that large)",

@@ -1,0 +1,222 @@
+"""Running the checks of :mod:`workbench.bill.focus_sql` over a bill's files with DuckDB, out of core: the engine is
+given a memory limit and a spill folder, so memory stays bounded whatever the bill's size, and what leaves it is an
+aggregate of a few thousand rows and the list of rejected rows with their lines.
+
+DuckDB is imported here only, when a bill is read (an app kernel that never reads one does not load it).
+"""
+from __future__ import annotations
+
+import contextlib
+import math
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from . import focus_files, focus_sql
+from .focus_files import ActualsError
+
+#: Encodings the engine reads itself; a CSV in another one is first copied as UTF-8.
+ENGINE_ENCODINGS = ("utf-8-sig", "utf-16", "iso8859-1")
+#: What the engine reports of a record it did not read, and the reason code it is listed with.
+STRUCTURAL = {"TOO MANY COLUMNS": "record_extra", "MISSING COLUMNS": "record_short", "UNQUOTED VALUE": "record_quote",
+              "LINE SIZE OVER MAXIMUM": "record_long_line"}
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one read may take. ``memory_mb``: the engine's working memory (beyond it, it spills to a temporary
+    folder); ``max_expanded_bytes``: what a file may hold once decompressed (a plain CSV: its size);
+    ``max_expansion_ratio``: how many times its own size a gzip file may expand to (real exports: 5-30; a
+    decompression bomb: about 1,000); ``max_rows``: records in all (None: no limit); ``max_line_bytes``: the longest
+    record; ``max_listed``: rejections listed one by one (all are counted and their money summed)."""
+
+    memory_mb: int = 512
+    max_expanded_bytes: float = math.inf
+    max_expansion_ratio: float = 200.0
+    max_rows: int | None = None
+    max_line_bytes: int = 1 << 20
+    max_listed: int = 100_000
+    threads: int | None = None
+
+
+#: The command line's limits: any size, memory bounded.
+DEFAULT_LIMITS = Limits()
+#: A page of the app: an upload read in a kernel that must stay small and answer within a minute or two.
+APP_LIMITS = Limits(memory_mb=256, max_expanded_bytes=2e9, max_rows=10_000_000)
+
+
+@dataclass
+class Source:
+    """One export file as the engine reads it."""
+
+    index: int
+    path: Path                  # as named (in messages)
+    read_path: Path             # what the engine reads (a UTF-8 copy of a CSV in another encoding)
+    parquet: bool
+    header: list
+    columns: dict               # projected name (focus_sql.PROJECTED) -> the engine's column, or None
+    types: dict | None = None   # Parquet: column -> type
+    encoding: str = "utf-8-sig"
+    fields: int = field(default=0)
+
+
+@contextlib.contextmanager
+def session(limits: Limits):
+    """A DuckDB connection with the memory limit and a spill folder of its own, removed afterwards."""
+    import duckdb
+    with tempfile.TemporaryDirectory(prefix="workbench-bill-") as spill:
+        config = {"memory_limit": f"{int(limits.memory_mb)}MB", "temp_directory": str(Path(spill) / "spill"),
+                  "preserve_insertion_order": True}
+        if limits.threads:
+            config["threads"] = int(limits.threads)
+        con = duckdb.connect(":memory:", config=config)
+        try:
+            con.execute("SET TimeZone = 'UTC'")
+            yield con, Path(spill)
+        finally:
+            con.close()
+
+
+def engine_error(path, error) -> ActualsError:
+    text = str(error).strip().splitlines()[0][:240] if str(error).strip() else type(error).__name__
+    return ActualsError(f"{path}: not a readable FOCUS export (CSV, CSV.gz or Parquet): {text}")
+
+
+def open_source(con, index: int, path: Path, needed: dict, encoding: str, limits: Limits, spill: Path) -> Source:
+    """``path`` checked against the limits and its header read; ``needed``: projected name -> FOCUS column
+    (:data:`focus_sql.PROJECTED` with the cost column chosen)."""
+    if focus_files.is_parquet(path):
+        try:
+            described = con.execute(f"DESCRIBE SELECT * FROM read_parquet({focus_sql.literal(path)})").fetchall()
+        except Exception as error:  # noqa: BLE001 - the engine's errors for a file that is not Parquet
+            raise ActualsError(f"{path}: not a readable Parquet file: {str(error).splitlines()[0][:200]}") from None
+        header = [row[0] for row in described]
+        types = {row[0]: str(row[1]).upper() for row in described}
+        return Source(index, path, path, True, header, _columns(header, needed, path), types, encoding, len(header))
+    size = path.stat().st_size
+    if path.name.lower().endswith(".gz"):
+        limit = min(limits.max_expanded_bytes, limits.max_expansion_ratio * max(size, 1))
+        expanded = focus_files.expanded_size(path, limit)
+        if expanded > limit:
+            raise ActualsError(f"{path}: {size / 1e6:,.1f} MB of gzip expands past {_bytes(limit)} "
+                               f"({'the limit of ' + _bytes(limits.max_expanded_bytes) if limit == limits.max_expanded_bytes else f'{limits.max_expansion_ratio:g} times its size'}); "
+                               "allowed: an export that expands to less (a real one expands 5-30 times), or split "
+                               "it into monthly files")
+    elif size > limits.max_expanded_bytes:
+        raise ActualsError(f"{path}: {_bytes(size)}; allowed: at most {_bytes(limits.max_expanded_bytes)} here "
+                           "(workbench actuals reads larger exports)")
+    read_path = path
+    if encoding not in ENGINE_ENCODINGS:
+        read_path = focus_files.transcoded(path, encoding, spill, min(limits.max_expanded_bytes, 4 * 10**12))
+    header = focus_files.header(path, encoding)
+    return Source(index, path, read_path, False, header, _columns(header, needed, path), None,
+                  encoding if read_path == path else "utf-8-sig", len(header))
+
+
+def _bytes(n: float) -> str:
+    return f"{n / 1e9:,.1f} GB" if n >= 1e9 else f"{n / 1e6:,.0f} MB"
+
+
+def _columns(header: list, needed: dict, path: Path) -> dict:
+    """Projected name -> the engine's name of the column (CSV: c0, c1, ... by position; Parquet: its name)."""
+    out = {}
+    for name, column in needed.items():
+        if column in header:
+            out[name] = column if path.name.lower().endswith(".parquet") else f"c{header.index(column)}"
+        else:
+            out[name] = None
+    return out
+
+
+def scan_sql(source: Source, limits: Limits, ordinal: bool) -> str:
+    if source.parquet:
+        return focus_sql.branch(source.index, focus_sql.parquet_scan(source.read_path), source.columns, source.types,
+                                focus_files.MAX_FIELD_CHARS, "file_row_number" if ordinal else "0")
+    scan = focus_sql.csv_scan(source.read_path, len(source.header), source.encoding, limits.max_line_bytes)
+    return focus_sql.branch(source.index, scan, source.columns, None, focus_files.MAX_FIELD_CHARS,
+                            "row_number() OVER ()" if ordinal else "0")
+
+
+def aggregate(con, sources: list, rates: dict, max_charge_usd: float, limits: Limits) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(the aggregate of :func:`focus_sql.aggregate`, the records the engine did not read: file index, record number
+    (the header is 1; blank lines count), reason code)."""
+    rows = " UNION ALL ".join(scan_sql(s, limits, ordinal=False) for s in sources)
+    sql = focus_sql.aggregate(focus_sql.checked(rows, rates, max_charge_usd), limits.max_rows)
+    try:
+        groups = con.execute(sql).df()
+    except Exception as error:  # noqa: BLE001 - a file the engine cannot read: named
+        raise engine_error(sources[0].path if len(sources) == 1 else "the export", error) from None
+    structural = pd.DataFrame(columns=["file_index", "record", "code", "byte"])
+    if any(not s.parquet for s in sources):
+        try:
+            found = con.execute("SELECT s.file_path, e.line, e.error_type, e.byte_position FROM reject_errors e "
+                                "JOIN reject_scans s ON e.scan_id = s.scan_id AND e.file_id = s.file_id").fetchall()
+        except Exception:  # noqa: BLE001 - no rejects table: nothing was rejected
+            found = []
+        by_path = {str(s.read_path): s for s in sources}
+        records = {}
+        for file_path, line, error_type, byte in found:
+            source = by_path.get(str(file_path))
+            if source is None:
+                continue
+            if error_type == "INVALID ENCODING" or "UNICODE" in str(error_type):
+                raise focus_files.first_bad_text(source.path, source.encoding)
+            code = STRUCTURAL.get(str(error_type), "record_unreadable")
+            records.setdefault((source.index, int(line)), (code, int(byte or 0)))
+        if records:
+            structural = pd.DataFrame([(f, r, c, b) for (f, r), (c, b) in sorted(records.items())],
+                                      columns=["file_index", "record", "code", "byte"])
+    return groups, structural
+
+
+def listing(con, source: Source, bad_tags: list, limits: Limits, rates: dict, max_charge_usd: float) -> pd.DataFrame:
+    """The rejected rows of one file with their record number (:func:`focus_sql.listing`)."""
+    con.execute("CREATE OR REPLACE TEMP TABLE bad_tags (tags VARCHAR)")
+    if bad_tags:
+        con.executemany("INSERT INTO bad_tags VALUES (?)", [[t] for t in bad_tags])
+    checked = focus_sql.checked(scan_sql(source, limits, ordinal=True), rates, max_charge_usd)
+    try:
+        return con.execute(focus_sql.listing(checked, bool(bad_tags), limits.max_listed)).df()
+    except Exception as error:  # noqa: BLE001
+        raise engine_error(source.path, error) from None
+
+
+def lines(source: Source, ordinals: np.ndarray, structural: pd.DataFrame, records_read: int) -> tuple[np.ndarray, np.ndarray]:
+    """(the line each listed row starts on, the line of each record the engine did not read) in ``source``.
+
+    ``ordinals``: the rows' numbers among the records the engine read (1, 2, ...; Parquet: the row, from 0);
+    ``structural``: that file's unread records (their record number: header 1, blank lines counted). A file whose
+    records sit one a line needs no more than a count of its line feeds; a file with blank lines or quoted fields
+    spanning lines is read once more to place its records (:func:`focus_files.survey`)."""
+    if source.parquet:
+        return np.asarray(ordinals, dtype=np.int64) + 2, np.array([], dtype=np.int64)  # row 1 is the schema
+    unread = np.sort(structural["record"].to_numpy(dtype=np.int64))
+    quote_trouble = (structural["code"] == "record_quote").any()
+    if not quote_trouble:
+        feeds, ends_with_feed = focus_files.newline_count(source.read_path)
+        physical = feeds + (0 if ends_with_feed else 1)
+        if physical == 1 + records_read + len(unread):  # one record a line, no blank line: lines are record numbers
+            return _record_numbers(ordinals, unread), unread
+    survey = focus_files.survey(source.read_path, source.encoding)
+    skipped = np.zeros(len(survey.starts), dtype=bool)
+    skipped[0] = True  # the header
+    skipped |= survey.blank
+    inside = unread[(unread >= 1) & (unread <= len(survey.starts))]
+    skipped[inside - 1] = True
+    read = np.flatnonzero(~skipped)
+    if len(read) != records_read:  # the two readers disagree on a malformed file: record numbers, not lines
+        return _record_numbers(ordinals, unread), unread
+    starts = survey.starts
+    return starts[read[np.asarray(ordinals, dtype=np.int64) - 1]], starts[np.clip(unread - 1, 0, len(starts) - 1)]
+
+
+def _record_numbers(ordinals: np.ndarray, unread: np.ndarray) -> np.ndarray:
+    """The record number of the ``ordinals``-th record read, counting those not read (header: record 1)."""
+    ordinals = np.asarray(ordinals, dtype=np.int64)
+    n = ordinals + 1  # the header is record 1
+    # each unread record at or before a read one's number pushes it one further
+    below = unread - np.arange(len(unread)) - 1  # records read before each unread one
+    return n + np.searchsorted(below, ordinals, side="right")
