@@ -205,6 +205,14 @@ def test_the_bill_panel_clears_an_earlier_bill_on_an_error_and_reads_renminbi_at
     assert panel.bill.total_usd == pytest.approx(actuals.read_focus(tmp_path / "good.csv").total_usd / rate, rel=1e-9)
     panel._upload_changed({"new": [{"name": "bad.csv", "content": memoryview(b"a,b\n1,2\n")}]})
     assert "bad.csv: missing FOCUS columns" in panel.message.value and panel.details.value == ""
+    # a 1 MB gzip that expands to 320 MB: refused by what it expands to, named as uploaded
+    import gzip
+    header, line = good.decode().splitlines()[:2]
+    bomb = gzip.compress((header + "\n").encode()) + gzip.compress((line + "\n").encode() * (320_000_000 // len(line)))
+    assert len(bomb) < 1.5e6
+    panel._upload_changed({"new": [{"name": "bomb.csv.gz", "content": memoryview(bomb)}]})
+    assert "bomb.csv.gz: " in panel.message.value and "expands past" in panel.message.value
+    assert panel.review is None and panel.details.value == ""
 
 
 def test_the_forecast_path_sums_to_the_forecast_and_projects_the_budget_month(plan, tmp_path):

@@ -134,7 +134,8 @@ def build_parser() -> argparse.ArgumentParser:
     form.add_argument("--csv", action="store_true", help="print the monthly cost lines as CSV")
     act = commands.add_parser("actuals", help="a FOCUS billing export (CSV, CSV.gz or Parquet): totals by category, "
                                               "month and tag, unattributed spend, rejected rows")
-    act.add_argument("export", help="the export file; - reads standard input")
+    act.add_argument("export", help="the export: a CSV, CSV.gz or Parquet file, a folder of them (monthly files, "
+                     "Hive-partitioned folders included) or a quoted glob ('bills/2025-*.parquet'); - reads standard input")
     act.add_argument("--cost-column", default="EffectiveCost", choices=list(actuals.COST_COLUMNS),
                      help="the FOCUS cost column to total (default EffectiveCost: amortised, after discounts)")
     act.add_argument("--rate", action="append", default=[], metavar="CUR=UNITS",

@@ -219,8 +219,8 @@ def read_focus(path, cost_column: str = "EffectiveCost", rates: dict | None = No
         rejected = _rejected(con, sources, rejected_groups, structural, bad_texts, problem_of, groups, limits, rates,
                              cost_column)
     rows = _rows(accepted[~bad_tag], texts, parsed, keys)
-    used = {cost_column, *REQUIRED, *OPTIONAL}
-    ignored = tuple(dict.fromkeys(c for s in sources for c in s.header if c not in used))
+    used = {c.casefold() for c in (cost_column, *REQUIRED, *OPTIONAL)}
+    ignored = tuple(dict.fromkeys(c for s in sources for c in s.header if str(c).casefold() not in used))
     shown = str(path) if len(files) > 1 or str(files[0]) != str(path) else str(files[0])
     return Actuals(shown, cost_column, rows, rejected, ignored, tuple(keys), max(s.fields for s in sources),
                    rejected_count, rejected_money, tuple(str(f) for f in files), limits.max_listed)
@@ -228,7 +228,7 @@ def read_focus(path, cost_column: str = "EffectiveCost", rates: dict | None = No
 
 def _check_header(source, cost_column: str) -> None:
     header, path = source.header, source.path
-    missing = [c for c in (cost_column, *REQUIRED) if c not in header]
+    missing = [c for c in (cost_column, *REQUIRED) if focus_reader.find(header, c) is None]
     if missing:
         shown = ", ".join(repr(c) if c != c.strip() else c for c in header[:60])
         raise ActualsError(f"{path}: missing FOCUS column{'s' if len(missing) > 1 else ''} {', '.join(missing)} "

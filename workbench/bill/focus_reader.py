@@ -120,14 +120,21 @@ def _bytes(n: float) -> str:
     return f"{n / 1e9:,.1f} GB" if n >= 1e9 else f"{n / 1e6:,.0f} MB"
 
 
+def find(header: list, column: str) -> int | None:
+    """Where ``column`` is in ``header``: by its name, else by its name in any case (a warehouse such as Athena
+    writes ``chargeperiodstart``); None when absent or when two columns differ only by case."""
+    if column in header:
+        return header.index(column)
+    folded = [k for k, name in enumerate(header) if str(name).casefold() == column.casefold()]
+    return folded[0] if len(folded) == 1 else None
+
+
 def _columns(header: list, needed: dict, path: Path) -> dict:
     """Projected name -> the engine's name of the column (CSV: c0, c1, ... by position; Parquet: its name)."""
     out = {}
     for name, column in needed.items():
-        if column in header:
-            out[name] = column if path.name.lower().endswith(".parquet") else f"c{header.index(column)}"
-        else:
-            out[name] = None
+        k = find(header, column)
+        out[name] = None if k is None else header[k] if focus_files.is_parquet(path) else f"c{k}"
     return out
 
 
