@@ -272,10 +272,12 @@ def _cmd_actuals(args) -> None:
             print(table.to_string(index=False, float_format=lambda x: f"{x:,.2f}"))
     if len(result.rejected):
         print(f"\nRejected rows (left out of the totals; {result.rejected_usd:,.2f} USD on those whose cost could be read):")
-        print(result.rejected.drop(columns="code").head(50).to_string(
+        shown = result.rejected.drop(columns=["code"] + ([] if len(result.files) > 1 else ["file"]))
+        print(shown.head(50).to_string(
             index=False, formatters={"cost_usd": lambda x: "-" if not np.isfinite(x) else f"{x:,.2f}"}))
         if len(result.rejected) > 50:
-            print(f"... and {len(result.rejected) - 50:,} more problems (--json lists them all)")
+            print(f"... and {len(result.rejected) - 50:,} more problems (--json lists "
+                  f"{'them all' if len(result.rejected) < result.listed_limit else f'the first {result.listed_limit:,}'})")
 
 
 def _cmd_app(args) -> None:

@@ -75,6 +75,7 @@ def session(limits: Limits):
         con = duckdb.connect(":memory:", config=config)
         try:
             con.execute("SET TimeZone = 'UTC'")
+            con.execute("SET enable_progress_bar = false")  # a long read draws no bar in the CLI's output
             yield con, Path(spill)
         finally:
             con.close()
@@ -138,22 +139,40 @@ def _columns(header: list, needed: dict, path: Path) -> dict:
     return out
 
 
-def scan_sql(source: Source, limits: Limits, ordinal: bool) -> str:
-    if source.parquet:
-        return focus_sql.branch(source.index, focus_sql.parquet_scan(source.read_path), source.columns, source.types,
+def scan_sql(sources: list, limits: Limits, ordinal: bool) -> str:
+    """One scan of files that share their kind and header (``ordinal``: number the records; one file only)."""
+    first = sources[0]
+    paths = [str(s.read_path) for s in sources]
+    index = focus_sql.file_index({str(s.read_path): s.index for s in sources})
+    if first.parquet:
+        return focus_sql.branch(index, focus_sql.parquet_scan(paths), first.columns, first.types,
                                 focus_files.MAX_FIELD_CHARS, "file_row_number" if ordinal else "0")
-    scan = focus_sql.csv_scan(source.read_path, len(source.header), source.encoding, limits.max_line_bytes)
-    return focus_sql.branch(source.index, scan, source.columns, None, focus_files.MAX_FIELD_CHARS,
+    scan = focus_sql.csv_scan(paths, len(first.header), first.encoding, limits.max_line_bytes)
+    return focus_sql.branch(index, scan, first.columns, None, focus_files.MAX_FIELD_CHARS,
                             "row_number() OVER ()" if ordinal else "0")
+
+
+def _scans(sources: list) -> list[list]:
+    """The files grouped into scans: one per kind, compression, encoding and header (a year of monthly files of
+    one provider is one scan, which the engine reads file after file in bounded memory)."""
+    groups = {}
+    for s in sources:
+        key = (s.parquet, str(s.read_path).lower().endswith(".gz"), s.encoding, tuple(s.header),
+               tuple(sorted((s.types or {}).items())))
+        groups.setdefault(key, []).append(s)
+    return list(groups.values())
 
 
 def aggregate(con, sources: list, rates: dict, max_charge_usd: float, limits: Limits) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(the aggregate of :func:`focus_sql.aggregate`, the records the engine did not read: file index, record number
     (the header is 1; blank lines count), reason code)."""
-    rows = " UNION ALL ".join(scan_sql(s, limits, ordinal=False) for s in sources)
+    rows = " UNION ALL ".join(scan_sql(group, limits, ordinal=False) for group in _scans(sources))
     sql = focus_sql.aggregate(focus_sql.checked(rows, rates, max_charge_usd), limits.max_rows)
     try:
+        # a sum needs no order: kept, it holds every file's batches in memory until they can be passed on in order
+        con.execute("SET preserve_insertion_order = false")
         groups = con.execute(sql).df()
+        con.execute("SET preserve_insertion_order = true")  # the listing numbers records in their order
     except Exception as error:  # noqa: BLE001 - a file the engine cannot read: named
         raise engine_error(sources[0].path if len(sources) == 1 else "the export", error) from None
     structural = pd.DataFrame(columns=["file_index", "record", "code", "byte"])
@@ -184,7 +203,7 @@ def listing(con, source: Source, bad_tags: list, limits: Limits, rates: dict, ma
     con.execute("CREATE OR REPLACE TEMP TABLE bad_tags (tags VARCHAR)")
     if bad_tags:
         con.executemany("INSERT INTO bad_tags VALUES (?)", [[t] for t in bad_tags])
-    checked = focus_sql.checked(scan_sql(source, limits, ordinal=True), rates, max_charge_usd)
+    checked = focus_sql.checked(scan_sql([source], limits, ordinal=True), rates, max_charge_usd)
     try:
         return con.execute(focus_sql.listing(checked, bool(bad_tags), limits.max_listed)).df()
     except Exception as error:  # noqa: BLE001

@@ -55,27 +55,45 @@ def ident(name: str) -> str:
     return '"' + str(name).replace('"', '""') + '"'
 
 
-def csv_scan(path, columns: int, encoding: str, max_line_bytes: int) -> str:
-    """A CSV read by the engine with every cell as text, columns named c0, c1, ... by position (a header's odd or
-    repeated names need no quoting), a record with more or fewer fields than the header rejected (not read shifted),
-    and rejected records kept in the engine's rejects table with their line."""
+FILE_COLUMN = "wb_file_name"  # the column the engine adds with each row's file
+
+
+def _paths(paths) -> str:
+    return "[" + ", ".join(literal(p) for p in paths) + "]"
+
+
+def csv_scan(paths, columns: int, encoding: str, max_line_bytes: int) -> str:
+    """CSV files of one header read by the engine with every cell as text, columns named c0, c1, ... by position (a
+    header's odd or repeated names need no quoting), a record with more or fewer fields than the header rejected (not
+    read shifted), and rejected records kept in the engine's rejects table with their file and line."""
     names = "{" + ", ".join(f"'c{i}': 'VARCHAR'" for i in range(columns)) + "}"
     engine_encoding = {"utf-8-sig": "utf-8", "utf-16": "utf-16", "iso8859-1": "latin-1"}.get(encoding, "utf-8")
-    return (f"read_csv({literal(path)}, header=true, auto_detect=false, columns={names}, delim=',', quote='\"', "
+    gz = str(paths[0]).lower().endswith(".gz")
+    return (f"read_csv({_paths(paths)}, header=true, auto_detect=false, columns={names}, delim=',', quote='\"', "
             f"escape='\"', strict_mode=true, null_padding=false, ignore_errors=true, store_rejects=true, "
             f"nullstr={literal(NULL_MARKER)}, allow_quoted_nulls=false, encoding='{engine_encoding}', "
-            f"max_line_size={int(max_line_bytes)}, compression='{'gzip' if str(path).lower().endswith('.gz') else 'none'}')")
+            f"max_line_size={int(max_line_bytes)}, compression='{'gzip' if gz else 'none'}', "
+            f"filename={literal(FILE_COLUMN)})")
 
 
-def parquet_scan(path) -> str:
-    return f"read_parquet({literal(path)}, file_row_number=true)"
+def parquet_scan(paths) -> str:
+    return f"read_parquet({_paths(paths)}, file_row_number=true, filename={literal(FILE_COLUMN)})"
 
 
-def branch(file_index: int, scan: str, sources: dict, types: dict | None, max_field_chars: int, ordinal: str) -> str:
-    """One file's rows projected to :data:`PROJECTED` (raw text, and the parsed cost and dates), ``ordinal`` the
+def file_index(indexes: dict) -> str:
+    """The index of each row's file: ``indexes``, file path -> index."""
+    if len(indexes) == 1:
+        return str(next(iter(indexes.values())))
+    return (f"CASE {ident(FILE_COLUMN)} " + " ".join(f"WHEN {literal(p)} THEN {i}" for p, i in indexes.items())
+            + " END")
+
+
+def branch(file_index_sql: str, scan: str, sources: dict, types: dict | None, max_field_chars: int,
+           ordinal: str) -> str:
+    """One scan's rows (files of one header) projected to :data:`PROJECTED` (raw text, and the parsed cost and dates), ``ordinal`` the
     record's number in its file. ``sources``: projected name -> the file's column (None: absent); ``types``: the
     file's column types (None: all text, a CSV)."""
-    out = [f"{file_index} AS file_index", f"{ordinal} AS ordinal"]
+    out = [f"{file_index_sql} AS file_index", f"{ordinal} AS ordinal"]
     for name in PROJECTED:
         column = sources.get(name)
         kind = (types or {}).get(column, "VARCHAR") if column else None
