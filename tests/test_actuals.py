@@ -383,3 +383,30 @@ def test_one_rule_for_every_record_whatever_its_place(tmp_path):
     assert cut.rejected[["row", "code"]].values.tolist() == [[3, "record_long_field"]]
     again = read_focus(tmp_path / "spans.csv", limits=actuals.Limits(threads=1))
     assert again.rows_read == 2 and again.rejected["row"].tolist() == [5]
+
+
+@needs_sample
+def test_the_cli_json_for_the_real_sample_is_what_the_reader_before_duckdb_printed(tmp_path):
+    """Issue 32: `workbench actuals focus_sample.csv --plan assistant-7b --json` as printed by the reader of commit
+    73a31f5 (tests/data/focus_sample_actuals_before_duckdb.json): the same keys in the same order, the same texts,
+    the same numbers (sums taken in another order differ in their last digit: compared to 1e-12)."""
+    before = json.loads((Path(__file__).parent / "data" / "focus_sample_actuals_before_duckdb.json").read_text())
+    run = subprocess.run([sys.executable, "-m", "workbench.cli", "actuals", str(SAMPLE), "--plan", "assistant-7b",
+                          "--json"], capture_output=True, text=True, check=True)
+    now = json.loads(run.stdout)
+    now["file"] = "focus_sample.csv"
+
+    def same(a, b, where):
+        if isinstance(a, dict):
+            assert list(a) == list(b), where
+            for key in a:
+                same(a[key], b[key], f"{where}.{key}")
+        elif isinstance(a, list):
+            assert len(a) == len(b), where
+            for k, (x, y) in enumerate(zip(a, b)):
+                same(x, y, f"{where}[{k}]")
+        elif isinstance(a, float) or isinstance(b, float):
+            assert a == pytest.approx(b, rel=1e-12, abs=1e-9), where
+        else:
+            assert a == b, where
+    same(now, before, "json")
