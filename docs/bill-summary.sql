@@ -1,7 +1,10 @@
 -- The bill summary: a FOCUS table summed, where it lives, to what the workbench's review needs
 -- (docs/bill-summary.md). Portable SQL, run as it is by DuckDB in the tests (tests/test_bill_engine.py);
 -- the BigQuery and Athena renditions in docs/bill-summary.md differ only in how Tags become JSON text.
--- ${FOCUS_TABLE}: the FOCUS table or view.
+-- ${FOCUS_TABLE}: the FOCUS table or view (replace it with the table's name).
+-- Run it in UTC (DuckDB: SET TimeZone = 'UTC'): a day is a UTC day, as FOCUS's dates are; in another time zone a
+-- timestamp with a zone falls on the local day, and spend near midnight moves to the day (and month) before.
+-- A table without ConsumedUnit or ResourceId (both optional in FOCUS): add them as '' AS ConsumedUnit, ...
 SELECT
     CAST(CAST(ChargePeriodStart AS DATE) AS TIMESTAMP) AS ChargePeriodStart,
     MAX(ChargePeriodEnd) AS ChargePeriodEnd,

@@ -205,6 +205,16 @@ def test_the_bill_panel_clears_an_earlier_bill_on_an_error_and_reads_renminbi_at
     assert panel.bill.total_usd == pytest.approx(actuals.read_focus(tmp_path / "good.csv").total_usd / rate, rel=1e-9)
     panel._upload_changed({"new": [{"name": "bad.csv", "content": memoryview(b"a,b\n1,2\n")}]})
     assert "bad.csv: missing FOCUS columns" in panel.message.value and panel.details.value == ""
+    # two months at once, both named part-0.csv as cloud exports name them: one bill, rejected rows named as uploaded
+    two = review.demo_export(view.timeline, tmp_path / "two.csv", months=2).read_text().splitlines()
+    header_line, rows = two[0], two[1:]
+    half = len(rows) // 2
+    first = "\n".join([header_line, *rows[:half]]) + "\n"
+    second = "\n".join([header_line, rows[half].replace(",USD,", ",EUR,"), *rows[half + 1:]]) + "\n"
+    panel._upload_changed({"new": [{"name": "part-0.csv", "content": memoryview(first.encode())},
+                                   {"name": "part-0.csv", "content": memoryview(second.encode())}]})
+    assert panel.bill.rows_read == len(rows) - 1 and panel.bill.rejected["file"].tolist() == ["part-0.csv"]
+    assert "2 files (part-0.csv, ...)" in panel.message.value and "<th>file</th>" in panel.details.value
     # a 1 MB gzip that expands to 320 MB: refused by what it expands to, named as uploaded
     import gzip
     header, line = good.decode().splitlines()[:2]

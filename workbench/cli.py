@@ -271,10 +271,17 @@ def _cmd_actuals(args) -> None:
                   + ("; projected_month: when the forecast reaches it" if "projected_month" in table else "") + "):")
             print(table.to_string(index=False, float_format=lambda x: f"{x:,.2f}"))
     if len(result.rejected):
-        print(f"\nRejected rows (left out of the totals; {result.rejected_usd:,.2f} USD on those whose cost could be read):")
+        beyond = [f"{amount:,.2f} {currency} on rows with no exchange rate (--rate {currency}=units per USD)"
+                  for currency, amount in result.rejected_no_rate.items()]
+        if result.rejected_unreadable:
+            beyond.append(f"{result.rejected_unreadable:,} row(s) whose cost could not be read")
+        print(f"\nRejected rows: {result.rejected_count:,}, left out of the totals; {result.rejected_usd:,.2f} USD on "
+              f"those whose cost could be read{''.join('; ' + b for b in beyond)}:")
         shown = result.rejected.drop(columns=["code"] + ([] if len(result.files) > 1 else ["file"]))
+        shown = shown.rename(columns={"row": "line", "cost_usd": "USD"}).assign(
+            value=shown["value"].map(lambda v: v if len(v) <= 40 else v[:39] + "…"))
         print(shown.head(50).to_string(
-            index=False, formatters={"cost_usd": lambda x: "-" if not np.isfinite(x) else f"{x:,.2f}"}))
+            index=False, na_rep="-", formatters={"USD": lambda x: "-" if not np.isfinite(x) else f"{x:,.2f}"}))
         if len(result.rejected) > 50:
             print(f"... and {len(result.rejected) - 50:,} more problems (--json lists "
                   f"{'them all' if len(result.rejected) < result.listed_limit else f'the first {result.listed_limit:,}'})")

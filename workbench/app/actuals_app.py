@@ -34,7 +34,8 @@ class BillPanel:
         self.timeline = self.bill = self.review = None
         self.name = ""
         self.stack = ChartStack()
-        self.upload = w.FileUpload(accept=",".join(_SUFFIXES), multiple=False, layout=w.Layout(width="auto"))
+        # several files at once: a year of monthly exports is one bill
+        self.upload = w.FileUpload(accept=",".join(_SUFFIXES), multiple=True, layout=w.Layout(width="auto"))
         self.upload.observe(self._upload_changed, "value")
         self.upload.add_class("wb-bill-upload")
         self.start = w.Text(placeholder="YYYY-MM", continuous_update=False, layout=w.Layout(width="260px"),
@@ -65,23 +66,33 @@ class BillPanel:
         files = change["new"]
         if not files:
             return
-        item = files[0]
-        name = str(item.get("name", "export.csv"))[:80]
-        path_text = "\0"  # the temporary file's path, replaced by the file's own name in messages
+        items = list(files)
+        names = [str(item.get("name", "export.csv"))[:80] for item in items]
+        name = names[0] if len(names) == 1 else t("bill_files", self.lang).format(count=len(names), first=names[0])
+        renames = {}  # temporary path -> the name as uploaded, in messages and the rejected rows
         try:
-            content = bytes(item["content"])
-            if len(content) > MAX_BILL_BYTES:
-                raise ActualsError(f"{name}: {len(content) / 1e6:,.0f} MB; allowed: at most {MAX_BILL_BYTES / 1e6:g} MB "
+            sizes = [len(bytes(item["content"])) for item in items]
+            if sum(sizes) > MAX_BILL_BYTES:
+                raise ActualsError(f"{name}: {sum(sizes) / 1e6:,.0f} MB; allowed: at most {MAX_BILL_BYTES / 1e6:g} MB "
                                    "in the app (workbench actuals reads larger exports)")
-            suffix = next((s for s in _SUFFIXES if name.lower().endswith(s)), ".csv")
             with tempfile.TemporaryDirectory() as folder:
-                path = Path(folder) / ("export" + suffix)
-                path_text = str(path)
-                path.write_bytes(content)
+                for k, (item, original) in enumerate(zip(items, names)):
+                    suffix = next((s for s in _SUFFIXES if original.lower().endswith(s)), ".csv")
+                    suffix = ".csv.gz" if suffix == ".gz" else suffix
+                    # numbered in the order uploaded: two months may both be called part-0.csv.gz
+                    path = Path(folder) / f"{k:03d}{suffix}"
+                    path.write_bytes(bytes(item["content"]))
+                    renames[str(path)] = original
                 rates = {"CNY": float(self.timeline.programme.base_scenario.cny_per_usd)} if self.timeline else None
-                bill = read_focus(path, rates=rates, limits=APP_LIMITS)  # renminbi rows at the programme's rate
+                target = next(iter(renames)) if len(renames) == 1 else folder
+                renames.setdefault(str(folder), name)
+                bill = read_focus(target, rates=rates, limits=APP_LIMITS)  # renminbi rows at the programme's rate
+                bill.rejected["file"] = bill.rejected["file"].map(lambda p: renames.get(p, p))
         except (ActualsError, ValueError) as error:
-            self._error(str(error).replace(path_text, name))
+            text = str(error)
+            for path, original in sorted(renames.items(), key=lambda kv: -len(kv[0])):
+                text = text.replace(path, original)
+            self._error(text)
             return
         except Exception:  # noqa: BLE001 - an export the checks did not foresee: a message, never a silent page
             log.exception("bill upload failed")
@@ -175,7 +186,8 @@ class BillPanel:
             shown = bill.rejected.head(20).assign(reason=bill.reasons(lang).head(20))
             more = len(bill.rejected) - len(shown)
             parts.append(f"<b>{html.escape(t('bill_rejected', lang))}</b>"
-                         + _table(shown, ("row", "column", "reason", "value"), rate, self.currency, lang)
+                         + _table(shown, ("file", "row", "column", "reason", "value") if len(bill.files) > 1 else
+                                  ("row", "column", "reason", "value"), rate, self.currency, lang)
                          + (f"<div class='wb-notes'>{html.escape(t('bill_more_rejected', lang).format(count=more))}</div>"
                             if more > 0 else ""))
         self.details.value = "".join(parts)
@@ -184,7 +196,7 @@ class BillPanel:
 def _table(frame, columns, rate, currency, lang="en", key=None) -> str:
     names = {"value": t(key, lang) if key else t("bill_value", lang), "planned_usd": f"{t('planned', lang)} [{currency}]",
              "actual_usd": f"{t('actual', lang)} [{currency}]", "row": t("bill_row", lang),
-             "column": t("bill_column", lang), "reason": t("bill_reason", lang)}
+             "column": t("bill_column", lang), "reason": t("bill_reason", lang), "file": t("bill_file", lang)}
     head = "".join(f"<th>{html.escape(names.get(c, c))}</th>" for c in columns)
     body = "".join("<tr>" + "".join(
         f"<td>{html.escape(f'{row[c] * rate:,.0f}' if c.endswith('_usd') else t(str(row[c]), lang) if row[c] == UNATTRIBUTED else str(row[c]))}</td>"

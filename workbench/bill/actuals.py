@@ -96,6 +96,8 @@ class Actuals:
     rejected_money_usd: float = 0.0
     files: tuple = field(default_factory=tuple)
     listed_limit: int = DEFAULT_LIMITS.max_listed
+    rejected_no_rate: dict = field(default_factory=dict)  # currency -> amount on rejected rows with no exchange rate
+    rejected_unreadable: int = 0  # rejected rows whose cost could not be read (empty, not a number, too large)
 
     def reasons(self, lang: str = "en") -> pd.Series:
         """The rejected rows' reasons in ``lang`` (``en`` or ``zh``)."""
@@ -171,6 +173,9 @@ class Actuals:
             "by_charge_category": {k: float(v) for k, v in self.by_charge_category().items()},
             "unrecognised_values": self.unrecognised(),
         }
+        if self.rejected_count:  # what the rejected rows carried beyond rejected_usd
+            out["rejected_no_rate"] = dict(self.rejected_no_rate)
+            out["rejected_unreadable_rows"] = self.rejected_unreadable
         if len(self.files) > 1:
             out["files"] = list(self.files)
         if len(self.rejected) >= self.listed_limit:
@@ -215,6 +220,8 @@ def read_focus(path, cost_column: str = "EffectiveCost", rates: dict | None = No
         bad_texts = [text for text, p in problem_of.items() if p > 0]
         rejected_groups = pd.concat([groups[groups["mask"] != 0], accepted[bad_tag]])
         rejected_money = float(rejected_groups["cost_usd"].fillna(0.0).sum())
+        no_rate, unreadable = _unpriced(groups[groups["mask"] != 0])
+        unpriced = (no_rate, unreadable + len(structural))  # a record not read carries no readable cost either
         rejected_count = int(rejected_groups["rows"].sum()) + len(structural)  # a summary row: the charges it sums
         rejected = _rejected(con, sources, rejected_groups, structural, bad_texts, problem_of, groups, limits, rates,
                              cost_column)
@@ -223,7 +230,15 @@ def read_focus(path, cost_column: str = "EffectiveCost", rates: dict | None = No
     ignored = tuple(dict.fromkeys(c for s in sources for c in s.header if str(c).casefold() not in used))
     shown = str(path) if len(files) > 1 or str(files[0]) != str(path) else str(files[0])
     return Actuals(shown, cost_column, rows, rejected, ignored, tuple(keys), max(s.fields for s in sources),
-                   rejected_count, rejected_money, tuple(str(f) for f in files), limits.max_listed)
+                   rejected_count, rejected_money, tuple(str(f) for f in files), limits.max_listed, *unpriced)
+
+
+def _unpriced(bad: pd.DataFrame) -> tuple[dict, int]:
+    """(amount by currency on rejected rows that have no exchange rate, rejected rows whose cost cannot be read)."""
+    no_rate = bad[(bad["mask"].to_numpy() & 256) > 0].dropna(subset=["amount"])
+    amounts = {str(c): float(v) for c, v in no_rate.groupby("currency")["amount"].sum().items()}
+    unreadable = int(bad.loc[(bad["mask"].to_numpy() & (1 | 2 | 4 | 512 | 1024)) > 0, "rows"].sum())
+    return amounts, unreadable
 
 
 def _check_header(source, cost_column: str) -> None:
@@ -242,7 +257,7 @@ def _check_header(source, cost_column: str) -> None:
 def _rows(accepted: pd.DataFrame, texts: pd.Series, parsed: list, keys: dict) -> pd.DataFrame:
     """The accepted groups with their category and attribution keys, summed over what the review does not use
     (file, tag text)."""
-    frame = accepted.drop(columns=["mask", "file_index"]).copy()
+    frame = accepted.drop(columns=["mask", "file_index", "currency", "amount"]).copy()
     frame["category"] = _categories(frame["service_category"], frame["service_name"])
     codes = pd.Index(texts).get_indexer(frame["tags"])
     attributed = np.zeros(len(frame), dtype=bool)

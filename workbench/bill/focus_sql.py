@@ -183,7 +183,8 @@ def _plain(name: str) -> str:
 def aggregate(checked_rows: str, max_rows: int | None) -> str:
     """The accepted rows summed by file, day, month, service, charge category, unit, tag text and usage kind
     (``metered``: usage with a quantity and a unit; ``idle``: usage billed with none consumed, its resource kept);
-    the rejected rows by file and mask, with the money they carried where readable. ``rows``: the records summed."""
+    the rejected rows by file, mask and currency, with the money they carried where readable, in USD (``cost_usd``)
+    and in their own currency (``amount``). ``rows``: the records summed."""
     source = f"(SELECT * FROM ({checked_rows}) LIMIT {int(max_rows) + 1})" if max_rows else f"({checked_rows})"
     kind = ("CASE WHEN charge_category = 'Usage' AND quantity > 0 AND unit <> '' THEN 'metered' "
             "WHEN charge_category = 'Usage' AND cost_usd > 0 AND quantity = 0 THEN 'idle' ELSE '' END")
@@ -196,8 +197,10 @@ def aggregate(checked_rows: str, max_rows: int | None) -> str:
            CASE WHEN {ok} THEN unit END AS unit, CASE WHEN {ok} THEN tags END AS tags,
            CASE WHEN {ok} THEN {kind} END AS usage_kind,
            CASE WHEN {ok} AND {kind} = 'idle' THEN resource ELSE '' END AS resource,
+           CASE WHEN NOT {ok} THEN currency END AS currency,
            sum(coalesce(row_count, 1)) AS rows, fsum(cost_usd) AS cost_usd,
-           fsum(CASE WHEN {kind} = 'metered' THEN quantity END) AS quantity, max(end_ts) AS "end"
+           fsum(CASE WHEN {kind} = 'metered' THEN quantity END) AS quantity, max(end_ts) AS "end",
+           fsum(CASE WHEN NOT {ok} AND isfinite(cost_num) AND abs(cost_num) <= 1e12 THEN cost_num END) AS amount
     FROM {source}
     GROUP BY ALL"""
 

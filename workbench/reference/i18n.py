@@ -190,9 +190,11 @@ TEXT = {
     "planned": ("planned", "计划"), "actual": ("actual", "实际"), "bill": ("Whole bill", "全部账单"),
     "chart_plan_vs_actual": ("Cumulative billed spend: plan (dashed) against actual (solid), with alert lines",
                              "累计账单支出：计划（虚线）与实际（实线）对比及预警线"),
-    "load_bill": ("Load a billing export (FOCUS: CSV, CSV.gz, Parquet)", "载入账单导出（FOCUS：CSV、CSV.gz、Parquet）"),
+    "load_bill": ("Load billing exports (FOCUS: CSV, CSV.gz, Parquet; several months at once)",
+                  "载入账单导出（FOCUS：CSV、CSV.gz、Parquet；可一次选多个月）"),
     "bill_not_compared": ("The bill was read but not compared", "账单已读取，但未能比较"),
-    "bill_value": ("value", "取值"), "bill_row": ("row", "行"), "bill_column": ("column", "列"),
+    "bill_value": ("value", "取值"), "bill_row": ("line", "行号"), "bill_column": ("column", "列"),
+    "bill_file": ("file", "文件"), "bill_files": ("{count} files ({first}, ...)", "{count} 个文件（{first} 等）"),
     "bill_reason": ("reason", "原因"),
     "bill_start": ("Plan month 1 is", "计划第 1 个月为"),
     "bill_summary": ("{rows:,} charges read from {name}; {rejected:,} rows rejected ({rejected_money}); actual to date "
