@@ -272,3 +272,122 @@ def test_fuzz_a_parquet_export_with_any_cell_is_read_or_its_rows_listed(tmp_path
     assert result.rows_read + result.rejected_count >= 4
     assert np.isfinite(result.total_usd)
     json.dumps(result.to_dict(), allow_nan=False)
+
+
+# -- the attacking helper's findings (issue 32), each a case that failed before its fix -------------------------
+def test_names_the_engine_would_read_as_patterns_or_columns_are_read_as_names(tmp_path):
+    """`[`, `*` and `?` in a file or folder name, and a folder named like a Hive partition of a FOCUS column: the
+    engine would expand the first and read the second as a column (999 USD from a folder's name)."""
+    odd = tmp_path / "bill [v2]"
+    odd.mkdir()
+    (tmp_path / "bill 2").mkdir()
+    _text(odd / "jan.csv", [HEADER, GOOD.replace(",10,", ",1,"), GOOD.replace("USD", "EUR")])
+    _text(tmp_path / "bill 2" / "jan.csv", [HEADER, GOOD.replace(",10,", ",1000,")])
+    result = read_focus(odd)
+    assert result.total_usd == 1 and result.rejected[["row", "code"]].values.tolist() == [[3, "no_rate"]]
+    _text(tmp_path / "star" / "*.csv" if (tmp_path / "star").mkdir() is None else None, [HEADER, GOOD])
+    _text(tmp_path / "star" / "a.csv", [HEADER, GOOD.replace(",10,", ",100,")])
+    assert read_focus(tmp_path / "star" / "*.csv").total_usd == 10  # the file named *.csv, as it exists
+    hive = tmp_path / "EffectiveCost=999" / "BillingCurrency=EUR"
+    hive.mkdir(parents=True)
+    _text(hive / "part-0.csv", [HEADER, GOOD.replace(",10,", ",1,")])
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    pq.write_table(pa.table({"ChargePeriodStart": ["2025-01-01"], "ChargePeriodEnd": ["2025-01-02"],
+                             "BillingCurrency": ["USD"], "ServiceCategory": ["Compute"], "ChargeCategory": ["Usage"],
+                             "EffectiveCost": [1.0]}), hive / "part-1.parquet")
+    assert read_focus(tmp_path / "EffectiveCost=999").total_usd == 2
+
+
+def test_a_link_back_up_the_folders_reads_each_file_once(tmp_path):
+    (tmp_path / "loop" / "sub").mkdir(parents=True)
+    (tmp_path / "loop" / "sub" / "back").symlink_to(tmp_path / "loop")
+    _text(tmp_path / "loop" / "a.csv", [HEADER, GOOD])
+    (tmp_path / "month").mkdir()
+    _text(tmp_path / "month" / "b.csv", [HEADER, GOOD])
+    (tmp_path / "loop" / "linked").symlink_to(tmp_path / "month")  # a month linked in is part of the bill
+    assert read_focus(str(tmp_path / "loop" / "**" / "*.csv")).total_usd == 20
+    assert read_focus(tmp_path / "loop").total_usd == 20
+
+
+def test_the_total_is_the_exact_sum_whatever_the_order_of_the_sums(tmp_path):
+    import math
+    lines = [HEADER, "2025-01-01,2025-01-02,USD,Compute,Usage,1e12,", "2025-01-02,2025-01-03,USD,Compute,Usage,0.01,",
+             "2025-01-03,2025-01-04,USD,Compute,Usage,-1e12,"]
+    result = read_focus(_text(tmp_path / "c.csv", lines))
+    assert result.total_usd == math.fsum([1e12, 0.01, -1e12]) == 0.01
+    assert result.by_category()["compute"] == 0.01
+
+
+def test_a_tag_set_on_every_row_stays_within_memory(tmp_path):
+    """300,000 distinct tag texts (one a row): they are parsed a chunk at a time into the engine's database, and only
+    the sums by the attribution keys' values come back to Python."""
+    code = f"""
+import sys
+sys.path.insert(0, {str(Path(__file__).resolve().parent)!r})
+from workbench.bill.actuals import Limits, read_focus
+with open({str(tmp_path / 'tags.csv')!r}, "w") as f:
+    f.write({HEADER!r} + "\\n")
+    for k in range(300_000):
+        f.write(f'2025-01-01,2025-01-02,USD,Compute,Usage,1,"{{{{""team"": ""t{{k % 7}}"", ""id"": ""r-{{k}}""}}}}"\\n')
+result = read_focus({str(tmp_path / 'tags.csv')!r}, limits=Limits(memory_mb=128))
+print(result.rows_read, len(result.rows), result.by_tag("team").to_dict()["t0"])
+print(next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM")) // 1024)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out[:3] == ["300000", "7", "42858.0"]
+    assert int(out[3]) < 700, out
+
+
+def test_limits_are_checked_and_records_not_read_count_toward_the_row_limit(tmp_path):
+    for bad in ({"memory_mb": -5}, {"threads": -1}, {"threads": 0}, {"max_rows": 0}, {"max_listed": 0},
+                {"memory_mb": 1.5}, {"max_expansion_ratio": 0}):
+        with pytest.raises(ActualsError, match=r"Limits\(" + list(bad)[0]):
+            Limits(**bad)
+    path = _text(tmp_path / "extra.csv", [HEADER] + [GOOD + ",x"] * 50)
+    with pytest.raises(ActualsError, match="more than 10 records"):
+        read_focus(path, limits=Limits(max_rows=10))
+    summary = _text(tmp_path / "s.csv", [HEADER + ",x_RowCount", GOOD + ",5000"])
+    assert read_focus(summary, limits=Limits(max_rows=10)).rows_read == 5000  # records, not the charges they sum
+
+
+def test_two_reads_in_threads_do_not_see_each_others_csv_field_limit(tmp_path):
+    import csv as csv_module
+    from concurrent.futures import ThreadPoolExecutor
+    wide = HEADER + ",Notes"
+    path = _text(tmp_path / "w.csv", [wide, GOOD + "," + "n" * 200_000, "", GOOD.replace("USD", "EUR") + ",x"])
+    before = csv_module.field_size_limit()
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda _: read_focus(path), range(12)))
+    assert {r.total_usd for r in results} == {10.0} and {tuple(r.rejected["row"]) for r in results} == {(4,)}
+    assert csv_module.field_size_limit() == before
+
+
+def test_what_the_engine_cannot_read_is_said_in_the_users_words(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    mixed = tmp_path / "cr.csv"
+    mixed.write_bytes((HEADER + "\n" + GOOD + "\n" + GOOD.replace("Compute", "Com\rpute") + "\n" + GOOD + "\n").encode())
+    with pytest.raises(ActualsError, match=r"cr\.csv: line 3: a carriage return"):
+        read_focus(mixed)
+    base = {"ChargePeriodStart": ["2025-01-01"], "ChargePeriodEnd": ["2025-01-02"], "BillingCurrency": ["USD"],
+            "ServiceCategory": ["Compute"], "ChargeCategory": ["Usage"]}
+    pq.write_table(pa.table({**base, "EffectiveCost": [True]}), tmp_path / "b.parquet")
+    assert read_focus(tmp_path / "b.parquet").rejected["code"].tolist() == ["cost_not_number"]
+    far = pa.array([10**18 * 9], type=pa.timestamp("ns"))  # 2255, in nanoseconds: read as a date, not an error
+    pq.write_table(pa.table({**base, "ChargePeriodStart": far, "EffectiveCost": [1.0]}), tmp_path / "t.parquet")
+    assert read_focus(tmp_path / "t.parquet").rejected["code"].tolist() == ["end_before_start"]
+    pq.write_table(pa.table({**base, "effectivecost": [100.0], "EFFECTIVECOST": [1.0]}), tmp_path / "d.parquet")
+    with pytest.raises(ActualsError, match="given twice"):
+        read_focus(tmp_path / "d.parquet", "EffectiveCost")
+    pq.write_table(pa.table({**base, "EffectiveCost": [3.0], "x_RowCount": [2.0]}), tmp_path / "n.parquet")
+    assert read_focus(tmp_path / "n.parquet").rows_read == 2
+    odd = _text(tmp_path / "tz.csv", [HEADER, "2025-01-01T00:00:00+99:99,2025-01-02,USD,Compute,Usage,1,", GOOD])
+    assert read_focus(odd).rejected[["row", "code"]].values.tolist() == [[2, "not_date"]]
+    blank = _text(tmp_path / "blank.csv", ["", HEADER, GOOD])
+    with pytest.raises(ActualsError, match="the first line is blank"):
+        read_focus(blank)
+    latin = tmp_path / "far.csv"
+    latin.write_bytes((HEADER + "\n" + (GOOD + "\n") * 5000).encode() + GOOD.replace("Compute", "R\xe9seau").encode("latin-1"))
+    with pytest.raises(ActualsError, match=r"line 5,002: is not UTF-8 text \(byte 0xE9 at offset "):
+        read_focus(latin)

@@ -110,7 +110,7 @@ class Actuals:
 
     @property
     def total_usd(self) -> float:
-        return float(self.rows["cost_usd"].sum())
+        return math.fsum(self.rows["cost_usd"])  # exactly rounded: the sums' order does not show in the total
 
     @property
     def rejected_usd(self) -> float:
@@ -120,20 +120,20 @@ class Actuals:
     @property
     def unattributed_usd(self) -> float:
         """Spend on rows with no tag that maps to any attribution key [USD]."""
-        return float(self.rows.loc[~self.rows["attributed"], "cost_usd"].sum())
+        return math.fsum(self.rows.loc[~self.rows["attributed"], "cost_usd"])
 
     def by_category(self) -> pd.Series:
-        return self.rows.groupby("category")["cost_usd"].sum().reindex(CATEGORIES, fill_value=0.0)
+        return self.rows.groupby("category")["cost_usd"].agg(math.fsum).reindex(CATEGORIES, fill_value=0.0)
 
     def by_tag(self, key: str) -> pd.Series:
         if key not in self.attribution_keys:
             raise ActualsError(f"{key!r} is not an attribution key; allowed: {', '.join(self.attribution_keys)}")
-        return self.rows.groupby(key)["cost_usd"].sum().sort_values(ascending=False)
+        return self.rows.groupby(key)["cost_usd"].agg(math.fsum).sort_values(ascending=False)
 
     def by_charge_category(self) -> pd.Series:
         """Spend by FOCUS ChargeCategory [USD]: usage and purchases apart from credits, adjustments and tax (all
         of them in the total, which is what was paid)."""
-        table = self.rows.groupby("charge_category")["cost_usd"].sum()
+        table = self.rows.groupby("charge_category")["cost_usd"].agg(math.fsum)
         order = [*CHARGE_CATEGORIES, *sorted(set(table.index) - set(CHARGE_CATEGORIES))]
         return table.reindex(order, fill_value=0.0)
 
@@ -207,37 +207,47 @@ def read_focus(path, cost_column: str = "EffectiveCost", rates: dict | None = No
         sources = [focus_reader.open_source(con, i, f, needed, encoding, limits, spill) for i, f in enumerate(files)]
         for source in sources:
             _check_header(source, cost_column)
-        groups, structural = focus_reader.aggregate(con, sources, rates, MAX_CHARGE_USD, limits)
-        records = int(groups["rows"].sum()) if len(groups) else 0
+        focus_reader.aggregate(con, sources, rates, MAX_CHARGE_USD, limits)
+        structural, unread = focus_reader.structural(con, sources, limits.max_listed)
+        records = focus_reader.records(con) + unread
         if limits.max_rows and records > limits.max_rows:
             raise ActualsError(f"{path}: more than {limits.max_rows:,} records; allowed: at most {limits.max_rows:,} "
                                "here (workbench actuals reads larger exports)")
-        accepted = groups[groups["mask"] == 0]
-        texts = pd.Series(accepted["tags"].unique(), dtype=object)
-        parsed, problem = _tags(texts)
-        problem_of = dict(zip(texts, problem))
-        bad_tag = accepted["tags"].map(problem_of).to_numpy(dtype=np.int8) > 0 if len(accepted) else np.zeros(0, bool)
-        bad_texts = [text for text, p in problem_of.items() if p > 0]
-        rejected_groups = pd.concat([groups[groups["mask"] != 0], accepted[bad_tag]])
-        rejected_money = float(rejected_groups["cost_usd"].fillna(0.0).sum())
-        no_rate, unreadable = _unpriced(groups[groups["mask"] != 0])
-        unpriced = (no_rate, unreadable + len(structural))  # a record not read carries no readable cost either
-        rejected_count = int(rejected_groups["rows"].sum()) + len(structural)  # a summary row: the charges it sums
-        rejected = _rejected(con, sources, rejected_groups, structural, bad_texts, problem_of, groups, limits, rates,
-                             cost_column)
-    rows = _rows(accepted[~bad_tag], texts, parsed, keys)
+        focus_reader.map_tags(con, lambda texts: _tag_frame(texts, keys), ["tags", "problem", *keys, "attributed"])
+        rows = _rows(focus_reader.accepted(con, list(keys)), keys)
+        bad = focus_reader.rejected_groups(con)
+        rejected_money = math.fsum(bad["cost_usd"].dropna())
+        no_rate, unreadable = _unpriced(bad)
+        unpriced = (no_rate, unreadable + unread)  # a record not read carries no readable cost either
+        rejected_count = int(bad["rows"].sum()) + unread  # a summary row: the charges it sums
+        rejected = _rejected(con, sources, bad, structural, limits, rates, cost_column)
     used = {c.casefold() for c in (cost_column, *REQUIRED, *OPTIONAL)}
-    ignored = tuple(dict.fromkeys(c for s in sources for c in s.header if str(c).casefold() not in used))
+    ignored = tuple(dict.fromkeys(c for s in sources for c in (s.names or s.header) if str(c).casefold() not in used))
     shown = str(path) if len(files) > 1 or str(files[0]) != str(path) else str(files[0])
     return Actuals(shown, cost_column, rows, rejected, ignored, tuple(keys), max(s.fields for s in sources),
                    rejected_count, rejected_money, tuple(str(f) for f in files), limits.max_listed, *unpriced)
+
+
+def _tag_frame(texts: list, keys: dict) -> pd.DataFrame:
+    """Each tag text's problem (0 none, 1 not a JSON object, 2 a nested value), its attribution keys' values
+    (:data:`UNATTRIBUTED` where none) and whether any key was found."""
+    parsed, problem = _tags(pd.Series(texts, dtype=object))
+    frame = {"tags": pd.Series(texts, dtype=object), "problem": pd.Series(problem, dtype=np.int8)}
+    attributed = np.zeros(len(texts), dtype=bool)
+    for key, names in keys.items():
+        values = [_tag_value(tags, names) for tags in parsed]
+        present = np.array([v is not None for v in values], dtype=bool)
+        frame[key] = pd.Series([v if v is not None else UNATTRIBUTED for v in values], dtype=object)
+        attributed |= present
+    frame["attributed"] = attributed
+    return pd.DataFrame(frame)
 
 
 def _unpriced(bad: pd.DataFrame) -> tuple[dict, int]:
     """(amount by currency on rejected rows that have no exchange rate, rejected rows whose cost cannot be read)."""
     no_rate = bad[(bad["mask"].to_numpy() & 256) > 0].dropna(subset=["amount"])
     amounts = {str(c): float(v) for c, v in no_rate.groupby("currency")["amount"].sum().items()}
-    unreadable = int(bad.loc[(bad["mask"].to_numpy() & (1 | 2 | 4 | 512 | 1024)) > 0, "rows"].sum())
+    unreadable = int(bad.loc[(bad["mask"].to_numpy() & (1 | 2 | 4 | 512 | 1024)) > 0, "rows"].sum())  # cost
     return amounts, unreadable
 
 
@@ -248,48 +258,42 @@ def _check_header(source, cost_column: str) -> None:
         shown = ", ".join(repr(c) if c != c.strip() else c for c in header[:60])
         raise ActualsError(f"{path}: missing FOCUS column{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
                            f"(the file has: {shown}{' ...' if len(header) > 60 else ''})")
-    twice = sorted({c for c in header if header.count(c) > 1 and c in {cost_column, *REQUIRED, *OPTIONAL}})
+    names = source.names or header  # a Parquet file's own names: the engine renames a second column of a name
+    used = {c.casefold() for c in (cost_column, *REQUIRED, *OPTIONAL)}
+    folded = [str(c).casefold() for c in names]
+    twice = sorted({c for c in names if folded.count(str(c).casefold()) > 1 and str(c).casefold() in used})
     if twice:
         raise ActualsError(f"{path}: column{'s' if len(twice) > 1 else ''} {', '.join(twice)} given twice; allowed: "
-                           "each FOCUS column once")
+                           "each FOCUS column once (names are matched in any case)")
 
 
-def _rows(accepted: pd.DataFrame, texts: pd.Series, parsed: list, keys: dict) -> pd.DataFrame:
-    """The accepted groups with their category and attribution keys, summed over what the review does not use
-    (file, tag text)."""
-    frame = accepted.drop(columns=["mask", "file_index", "currency", "amount"]).copy()
+def _rows(frame: pd.DataFrame, keys: dict) -> pd.DataFrame:
+    """The accepted sums with their category, in a fixed order."""
+    frame = frame.copy()
     frame["category"] = _categories(frame["service_category"], frame["service_name"])
-    codes = pd.Index(texts).get_indexer(frame["tags"])
-    attributed = np.zeros(len(frame), dtype=bool)
-    for key, names in keys.items():
-        values = np.array([_tag_value(tags, names) for tags in parsed], dtype=object)  # per distinct tag text
-        present = np.array([v is not None for v in values], dtype=bool)
-        frame[key] = np.where(present, values, UNATTRIBUTED)[codes] if len(values) else np.array([], dtype=object)
-        attributed |= present[codes] if len(values) else attributed
-    frame["attributed"] = attributed
     by = [*ROW_KEYS, *keys, "attributed"]
-    summed = (frame.groupby(by, sort=True, dropna=False)
-              .agg(rows=("rows", "sum"), cost_usd=("cost_usd", "sum"), quantity=("quantity", lambda q: q.sum(min_count=1)),
-                   end=("end", "max"))
-              .reset_index())
-    summed["day"] = pd.to_datetime(summed["day"])
-    summed["rows"] = summed["rows"].astype(np.int64)
+    frame = frame[[*by, "rows", "cost_usd", "quantity", "end"]].sort_values(by, kind="stable").reset_index(drop=True)
+    frame["day"] = pd.to_datetime(frame["day"])
+    frame["rows"] = frame["rows"].astype(np.int64)
+    frame["attributed"] = frame["attributed"].astype(bool)
     for column in ("month", "category", "service_category", "service_name", "provider", "charge_category", "unit",
                    "usage_kind", "resource", *keys):
-        summed[column] = summed[column].astype(object)
-    return summed
+        frame[column] = frame[column].astype(object)
+    return frame
 
 
-def _rejected(con, sources, rejected_groups, structural, bad_texts, problem_of, groups, limits, rates,
-              cost_column) -> pd.DataFrame:
+def _rejected(con, sources, bad, structural, limits, rates, cost_column) -> pd.DataFrame:
     """One line per problem of each rejected row, with its file and line, the first ``limits.max_listed``."""
     out = []
-    files = set(rejected_groups["file_index"].dropna().astype(int)) | set(structural["file_index"].astype(int))
+    files = set(bad["file_index"].dropna().astype(int)) | set(structural["file_index"].astype(int))
+    read_by_file = focus_reader.records_by_file(con)
     for source in (s for s in sources if s.index in files):
+        if len(out) >= limits.max_listed:
+            break
         mine = structural[structural["file_index"] == source.index]
-        listed = focus_reader.listing(con, source, bad_texts, limits, rates, MAX_CHARGE_USD)
-        records_read = int(groups.loc[groups["file_index"] == source.index, "rows"].sum())
-        line, unread_lines = focus_reader.lines(source, listed["ordinal"].to_numpy(), mine, records_read)
+        listed = focus_reader.listing(con, source, limits, rates, MAX_CHARGE_USD)
+        line, unread_lines = focus_reader.lines(source, listed["ordinal"].to_numpy(), mine,
+                                                read_by_file.get(source.index, 0))
         for (record_line, code) in zip(unread_lines, mine["code"]):
             out.append((int(record_line), "(record)", reason_text(code, "en", source.fields), code, "", np.nan,
                         str(source.path)))
@@ -300,7 +304,8 @@ def _rejected(con, sources, rejected_groups, structural, bad_texts, problem_of, 
                 out.append((int(row_line), "(record)", reason_text("record_long_field", "en", source.fields),
                             "record_long_field", "", np.nan, str(source.path)))
                 continue
-            tag_problem = problem_of.get(record.tags, 0) if record.mask == 0 else _tags(pd.Series([record.tags]))[1][0]
+            tag_problem = (_tags(pd.Series([record.tags], dtype=object))[1][0] if pd.isna(record.tag_problem)
+                           else int(record.tag_problem))
             tagged = [(0, "Tags", "tags_not_object" if tag_problem == 1 else "tags_nested")] if tag_problem else []
             # the order the checks were listed in: cost, dates, texts, currency, tags, the converted amount
             ordered = [p for p in problems if p[0] <= 256] + tagged + [p for p in problems if p[0] > 256]

@@ -31,21 +31,46 @@ def sources(path) -> list[Path]:
     folder, ``billing_period=2025-01/part-0.parquet``); or a glob (``bills/2025-*.csv.gz``). Sorted by name."""
     text = str(path)
     if any(ch in text for ch in "*?[") and not Path(text).exists():
-        files = sorted(Path(p) for p in glob.glob(text, recursive=True) if Path(p).is_file() and _export_name(p))
+        files = _once(Path(p) for p in sorted(glob.glob(text, recursive=True)) if Path(p).is_file() and _export_name(p))
         if not files:
             raise ActualsError(f"{text}: no FOCUS export matches; allowed: a file, a folder or a glob of "
                                f"{', '.join(EXPORT_SUFFIXES)} files")
         return files
     path = Path(path)
     if path.is_dir():
-        files = sorted(p for p in path.rglob("*") if p.is_file() and _export_name(p.name)
-                       and not any(part.startswith((".", "_")) for part in p.relative_to(path).parts))
+        files = _once(_walk(path))
         if not files:
             raise ActualsError(f"{path}: the folder holds no FOCUS export; allowed: {', '.join(EXPORT_SUFFIXES)} files")
         return files
     if not path.is_file():
         raise ActualsError(f"{path}: no such file")
     return [path]
+
+
+def _walk(folder: Path):
+    """A folder's exports, its sub-folders followed (a month linked in is a month of the bill) and each real folder
+    entered once (a link back up is not a loop); names beginning with . or _ (_SUCCESS, .staging) left out."""
+    import os
+    seen = set()
+    for root, dirs, names in os.walk(folder, followlinks=True):
+        real = os.path.realpath(root)
+        if real in seen:
+            dirs[:] = []
+            continue
+        seen.add(real)
+        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))
+        for name in sorted(names):
+            if _export_name(name) and not name.startswith((".", "_")) and Path(root, name).is_file():
+                yield Path(root) / name
+
+
+def _once(paths) -> list[Path]:
+    """Each file once, whatever the links and patterns that reach it, sorted by name."""
+    import os
+    out = {}
+    for p in paths:
+        out.setdefault(os.path.realpath(p), p)
+    return sorted(out.values())
 
 
 def _export_name(name) -> bool:
@@ -71,14 +96,32 @@ def not_text(path: Path, error: UnicodeDecodeError, encoding: str) -> ActualsErr
 
 
 def first_bad_text(path: Path, encoding: str) -> ActualsError:
-    """The message for a file the engine found not to be ``encoding`` text: the first byte that is not, found by
-    decoding the file again (rare: only such a file pays for it)."""
+    """The message for a file that is not ``encoding`` text: the first byte that is not, with its offset in the file
+    and its line, found by decoding the file again (only such a file pays for it)."""
+    import codecs
+    import gzip
+    decoder = codecs.getincrementaldecoder(encoding)()
+    offset = lines = 0
     try:
-        with open_text(path, encoding) as f:
-            while f.read(1 << 20):
-                pass
-    except UnicodeDecodeError as error:
-        return not_text(path, error, encoding)
+        with (gzip.open(path, "rb") if path.name.lower().endswith(".gz") else open(path, "rb")) as f:
+            while chunk := f.read(1 << 20):
+                pending = decoder.getstate()[0]
+                try:
+                    decoder.decode(chunk)
+                except UnicodeDecodeError as error:
+                    at = offset - len(pending) + error.start
+                    line = lines + (pending + chunk)[:error.start].count(b"\n") - pending.count(b"\n") + 1
+                    return ActualsError(
+                        f"{path}: line {line:,}: is not {encoding.replace('-sig', '').upper()} text (byte "
+                        f"0x{error.object[error.start]:02X} at offset {at:,}); allowed: UTF-8, as FOCUS asks, or name "
+                        "the file's encoding (read_focus(..., encoding='latin-1'); workbench actuals --encoding latin-1)")
+                offset += len(chunk)
+                lines += chunk.count(b"\n")
+            decoder.decode(b"", final=True)
+    except UnicodeDecodeError as error:  # cut inside a character at the end
+        return ActualsError(f"{path}: is not {encoding.replace('-sig', '').upper()} text (byte "
+                            f"0x{error.object[error.start]:02X} at its end); allowed: UTF-8, as FOCUS asks, or name the "
+                            "file's encoding (workbench actuals --encoding latin-1)")
     except (OSError, EOFError, zlib.error) as error:
         return ActualsError(f"{path}: not a readable FOCUS export (CSV, CSV.gz or Parquet): {error}")
     return ActualsError(f"{path}: is not {encoding.replace('-sig', '').upper()} text; allowed: UTF-8, as FOCUS asks, "
@@ -98,8 +141,10 @@ def header(path: Path, encoding: str = "utf-8-sig") -> list[str]:
     except (OSError, EOFError, csv.Error, zlib.error) as error:
         raise ActualsError(f"{path}: not a readable FOCUS export (CSV, CSV.gz or Parquet): "
                            f"{str(error).splitlines()[0][:200]}") from None
-    if not row:
+    if row is None:
         raise ActualsError(f"{path}: not a readable FOCUS export (CSV, CSV.gz or Parquet): the file is empty")
+    if not row:
+        raise ActualsError(f"{path}: the first line is blank; allowed: the header (the column names) on line 1")
     return row
 
 
@@ -127,10 +172,9 @@ def expanded_size(path: Path, limit: float) -> int:
     return total
 
 
-def transcoded(path: Path, encoding: str, folder: Path, limit: float) -> Path:
-    """A copy of a CSV in another text encoding as plain UTF-8 in ``folder`` (the engine reads UTF-8, UTF-16 and
+def transcoded(path: Path, encoding: str, target: Path, limit: float) -> Path:
+    """A copy of a CSV in another text encoding as plain UTF-8 at ``target`` (the engine reads UTF-8, UTF-16 and
     Latin-1 itself), at most ``limit`` bytes."""
-    target = folder / (path.name.removesuffix(".gz") + ".utf8.csv")
     written = 0
     try:
         with open_text(path, encoding) as f, open(target, "w", encoding="utf-8", newline="") as out:
@@ -149,11 +193,35 @@ def newline_count(path: Path) -> tuple[int, bool]:
     """(the number of line feeds in a CSV, whether its last byte is one), read as bytes."""
     import gzip
     count, last = 0, b""
-    with (gzip.open(path, "rb") if path.name.lower().endswith(".gz") else open(path, "rb")) as f:
-        while chunk := f.read(1 << 22):
-            count += chunk.count(b"\n")
-            last = chunk[-1:]
+    try:
+        with (gzip.open(path, "rb") if path.name.lower().endswith(".gz") else open(path, "rb")) as f:
+            while chunk := f.read(1 << 22):
+                count += chunk.count(b"\n")
+                last = chunk[-1:]
+    except (OSError, EOFError, zlib.error) as error:  # gone or changed while read
+        raise ActualsError(f"{path}: could not be read again to place its rejected rows: {error}") from None
     return count, last == b"\n"
+
+
+def lone_carriage_return(path: Path) -> int | None:
+    """The line of the first carriage return not followed by a line feed (a file whose lines end in ``\\r`` alone
+    throughout has none to find: every ``\\r`` there is a line's end, and the engine reads it)."""
+    import gzip
+    try:
+        with (gzip.open(path, "rb") if path.name.lower().endswith(".gz") else open(path, "rb")) as f:
+            data_lines, previous = 0, b""
+            while chunk := f.read(1 << 22):
+                block = previous + chunk
+                at = block.find(b"\r")
+                while at != -1 and at + 1 < len(block) and block[at + 1:at + 2] == b"\n":
+                    at = block.find(b"\r", at + 1)
+                if at != -1 and at + 1 < len(block) and b"\n" in block:
+                    return data_lines + block.count(b"\n", 0, at) + 1
+                data_lines += block[:-1].count(b"\n")
+                previous = block[-1:]
+    except (OSError, EOFError, zlib.error):
+        return None
+    return None
 
 
 @dataclass
@@ -173,7 +241,18 @@ def survey(path: Path, encoding: str) -> Survey:
     """One pass over a CSV's records (see :class:`Survey`), for the line numbers of a file whose records do not sit
     one a line: a quoted field spanning lines, or blank lines. A quoted field left open to the end of the file refuses
     the file, naming the line where it opens."""
-    starts, blank = [1], [False]
+    from array import array
+    starts, blank = array("q", [1]), array("b", [0])  # compact: a file of millions of records
+    with _FIELD_LIMIT:
+        return _survey(path, encoding, starts, blank)
+
+
+#: Python's CSV field limit is one for the process: changed under this lock only, so that two reads in threads do
+#: not see each other's.
+_FIELD_LIMIT = __import__("threading").RLock()
+
+
+def _survey(path, encoding, starts, blank) -> Survey:
     line_end, last_start = 1, 1
     limit = csv.field_size_limit()
     try:
@@ -186,7 +265,7 @@ def survey(path: Path, encoding: str) -> Survey:
                 start = line_end + 1
                 line_end = reader.line_num
                 starts.append(start)
-                blank.append(not row)
+                blank.append(0 if row else 1)
                 last_start = start
     except UnicodeDecodeError as error:
         raise not_text(path, error, encoding) from None
@@ -197,12 +276,17 @@ def survey(path: Path, encoding: str) -> Survey:
         csv.field_size_limit(limit)
     if line_end > last_start:  # the last record spans lines: is its quote closed, or did the file end inside it?
         _closed(path, encoding, last_start)
-    return Survey(np.array(starts, dtype=np.int64), np.array(blank, dtype=bool))
+    return Survey(np.frombuffer(starts, dtype=np.int64).copy(), np.frombuffer(blank, dtype=np.int8).astype(bool))
 
 
 def _closed(path: Path, encoding: str, start: int) -> None:
     """Refuse a file whose last record, from line ``start``, ends inside a quoted field."""
     import itertools
+    with _FIELD_LIMIT:
+        _closed_locked(path, encoding, start, itertools)
+
+
+def _closed_locked(path, encoding, start, itertools):
     limit = csv.field_size_limit()
     try:
         csv.field_size_limit(2**31 - 1)

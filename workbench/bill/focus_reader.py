@@ -41,6 +41,24 @@ class Limits:
     max_listed: int = 100_000
     threads: int | None = None
 
+    def __post_init__(self):
+        def whole(name, low, none=False):
+            value = getattr(self, name)
+            if none and value is None:
+                return
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+                raise ActualsError(f"Limits({name}={value!r}): allowed: a whole number, {low} or more"
+                                   + (", or None" if none else ""))
+        whole("memory_mb", 16)
+        whole("max_line_bytes", 1024)
+        whole("max_listed", 1)
+        whole("max_rows", 1, none=True)
+        whole("threads", 1, none=True)
+        for name in ("max_expanded_bytes", "max_expansion_ratio"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 1:
+                raise ActualsError(f"Limits({name}={value!r}): allowed: a number, 1 or more (inf: no limit)")
+
 
 #: The command line's limits: any size, memory bounded.
 DEFAULT_LIMITS = Limits()
@@ -61,6 +79,7 @@ class Source:
     types: dict | None = None   # Parquet: column -> type
     encoding: str = "utf-8-sig"
     fields: int = field(default=0)
+    names: list | None = None   # Parquet: the columns as the file writes them
 
 
 @contextlib.contextmanager
@@ -72,7 +91,8 @@ def session(limits: Limits):
                   "preserve_insertion_order": True}
         if limits.threads:
             config["threads"] = int(limits.threads)
-        con = duckdb.connect(":memory:", config=config)
+        # a database file, not memory: the sums' table and the tag map spill like everything else
+        con = duckdb.connect(str(Path(spill) / "bill.duckdb"), config=config)
         try:
             con.execute("SET TimeZone = 'UTC'")
             con.execute("SET enable_progress_bar = false")  # a long read draws no bar in the CLI's output
@@ -81,22 +101,41 @@ def session(limits: Limits):
             con.close()
 
 
-def engine_error(path, error) -> ActualsError:
+def engine_error(path, error, limits: Limits | None = None, sources: list | None = None) -> ActualsError:
+    """The engine's error in the user's words: its memory limit reached, a line ending it cannot follow, or a file
+    it cannot read (named)."""
     text = str(error).strip().splitlines()[0][:240] if str(error).strip() else type(error).__name__
+    if "Out of Memory" in text and limits is not None:
+        return ActualsError(f"{path}: the read needs more than the {limits.memory_mb:,} MB of memory it may use "
+                            f"({text}); allowed: a larger limit (Limits(memory_mb=...)), or fewer, smaller files")
+    if "state machine reached an invalid state" in text:
+        for source in sources or ():
+            found = focus_files.lone_carriage_return(source.read_path)
+            if found:
+                return ActualsError(f"{source.path}: line {found}: a carriage return (\\r) alone, inside a field or "
+                                    "as a line's end, in a file whose lines end otherwise; allowed: lines ending in "
+                                    "\\n or \\r\\n throughout (save the export as CSV again)")
     return ActualsError(f"{path}: not a readable FOCUS export (CSV, CSV.gz or Parquet): {text}")
 
 
 def open_source(con, index: int, path: Path, needed: dict, encoding: str, limits: Limits, spill: Path) -> Source:
     """``path`` checked against the limits and its header read; ``needed``: projected name -> FOCUS column
-    (:data:`focus_sql.PROJECTED` with the cost column chosen)."""
+    (:data:`focus_sql.PROJECTED` with the cost column chosen). The engine reads the file through a link of a plain
+    name in the spill folder: it would read ``[``, ``*`` and ``?`` in a name as a pattern, and a folder named
+    ``EffectiveCost=999`` as a column."""
+    link = _link(path, index, spill)
     if focus_files.is_parquet(path):
         try:
-            described = con.execute(f"DESCRIBE SELECT * FROM read_parquet({focus_sql.literal(path)})").fetchall()
+            described = con.execute(f"DESCRIBE SELECT * FROM read_parquet({focus_sql.literal(link)}, "
+                                    "hive_partitioning=false)").fetchall()
+            top = _parquet_columns(con, link)
         except Exception as error:  # noqa: BLE001 - the engine's errors for a file that is not Parquet
             raise ActualsError(f"{path}: not a readable Parquet file: {str(error).splitlines()[0][:200]}") from None
         header = [row[0] for row in described]
         types = {row[0]: str(row[1]).upper() for row in described}
-        return Source(index, path, path, True, header, _columns(header, needed, path), types, encoding, len(header))
+        source = Source(index, path, link, True, header, _columns(header, needed, path), types, encoding, len(header))
+        source.names = top  # the file's own names (the engine renames a second column of the same name)
+        return source
     size = path.stat().st_size
     if path.name.lower().endswith(".gz"):
         limit = min(limits.max_expanded_bytes, limits.max_expansion_ratio * max(size, 1))
@@ -109,12 +148,42 @@ def open_source(con, index: int, path: Path, needed: dict, encoding: str, limits
     elif size > limits.max_expanded_bytes:
         raise ActualsError(f"{path}: {_bytes(size)}; allowed: at most {_bytes(limits.max_expanded_bytes)} here "
                            "(workbench actuals reads larger exports)")
-    read_path = path
+    read_path = link
     if encoding not in ENGINE_ENCODINGS:
-        read_path = focus_files.transcoded(path, encoding, spill, min(limits.max_expanded_bytes, 4 * 10**12))
+        read_path = focus_files.transcoded(path, encoding, spill / f"f{index:05d}.utf8.csv",
+                                           min(limits.max_expanded_bytes, 4 * 10**12))
     header = focus_files.header(path, encoding)
     return Source(index, path, read_path, False, header, _columns(header, needed, path), None,
-                  encoding if read_path == path else "utf-8-sig", len(header))
+                  encoding if read_path == link else "utf-8-sig", len(header))
+
+
+def _link(path: Path, index: int, spill: Path) -> Path:
+    name = path.name.lower()
+    suffix = ".parquet" if name.endswith(".parquet") else ".csv.gz" if name.endswith(".gz") else ".csv"
+    link = spill / f"f{index:05d}{suffix}"
+    try:
+        link.symlink_to(path.resolve())
+    except OSError:  # a file system without links: the file itself (a name without pattern characters is read)
+        return path
+    return link
+
+
+def _parquet_columns(con, path) -> list:
+    """A Parquet file's top-level column names as written (its schema, walked depth first)."""
+    rows = con.execute(f"SELECT name, num_children FROM parquet_schema({focus_sql.literal(path)})").fetchall()
+    names, k = [], 1
+
+    def skip(i):
+        children = rows[i][1] or 0
+        i += 1
+        for _ in range(children):
+            i = skip(i)
+        return i
+
+    while k < len(rows):
+        names.append(rows[k][0])
+        k = skip(k)
+    return names
 
 
 def _bytes(n: float) -> str:
@@ -163,51 +232,115 @@ def _scans(sources: list) -> list[list]:
     return list(groups.values())
 
 
-def aggregate(con, sources: list, rates: dict, max_charge_usd: float, limits: Limits) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(the aggregate of :func:`focus_sql.aggregate`, the records the engine did not read: file index, record number
-    (the header is 1; blank lines count), reason code)."""
+def aggregate(con, sources: list, rates: dict, max_charge_usd: float, limits: Limits) -> None:
+    """The table ``groups``: :func:`focus_sql.aggregate` over every file (in the engine's database, which spills)."""
     rows = " UNION ALL ".join(scan_sql(group, limits, ordinal=False) for group in _scans(sources))
     sql = focus_sql.aggregate(focus_sql.checked(rows, rates, max_charge_usd), limits.max_rows)
     try:
         # a sum needs no order: kept, it holds every file's batches in memory until they can be passed on in order
         con.execute("SET preserve_insertion_order = false")
-        groups = con.execute(sql).df()
+        con.execute(f"CREATE OR REPLACE TABLE groups AS {sql}")
         con.execute("SET preserve_insertion_order = true")  # the listing numbers records in their order
     except Exception as error:  # noqa: BLE001 - a file the engine cannot read: named
-        raise engine_error(sources[0].path if len(sources) == 1 else "the export", error) from None
-    structural = pd.DataFrame(columns=["file_index", "record", "code", "byte"])
-    if any(not s.parquet for s in sources):
-        try:
-            found = con.execute("SELECT s.file_path, e.line, e.error_type, e.byte_position FROM reject_errors e "
-                                "JOIN reject_scans s ON e.scan_id = s.scan_id AND e.file_id = s.file_id").fetchall()
-        except Exception:  # noqa: BLE001 - no rejects table: nothing was rejected
-            found = []
-        by_path = {str(s.read_path): s for s in sources}
-        records = {}
-        for file_path, line, error_type, byte in found:
-            source = by_path.get(str(file_path))
-            if source is None:
-                continue
-            if error_type == "INVALID ENCODING" or "UNICODE" in str(error_type):
-                raise focus_files.first_bad_text(source.path, source.encoding)
-            code = STRUCTURAL.get(str(error_type), "record_unreadable")
-            records.setdefault((source.index, int(line)), (code, int(byte or 0)))
-        if records:
-            structural = pd.DataFrame([(f, r, c, b) for (f, r), (c, b) in sorted(records.items())],
-                                      columns=["file_index", "record", "code", "byte"])
-    return groups, structural
+        raise engine_error(sources[0].path if len(sources) == 1 else "the export", error, limits, sources) from None
 
 
-def listing(con, source: Source, bad_tags: list, limits: Limits, rates: dict, max_charge_usd: float) -> pd.DataFrame:
-    """The rejected rows of one file with their record number (:func:`focus_sql.listing`)."""
-    con.execute("CREATE OR REPLACE TEMP TABLE bad_tags (tags VARCHAR)")
-    if bad_tags:
-        con.executemany("INSERT INTO bad_tags VALUES (?)", [[t] for t in bad_tags])
+def structural(con, sources: list, limit: int) -> tuple[pd.DataFrame, int]:
+    """(the first ``limit`` records the engine did not read: file index, record number (the header is 1; blank lines
+    count), reason code; how many there are in all). A file that is not its encoding's text is refused here."""
+    empty = pd.DataFrame(columns=["file_index", "record", "code"])
+    if all(s.parquet for s in sources):
+        return empty, 0
+    joined = ("FROM reject_errors e JOIN reject_scans s ON e.scan_id = s.scan_id AND e.file_id = s.file_id")
+    try:
+        bad_text = con.execute(f"SELECT s.file_path {joined} WHERE e.error_type = 'INVALID ENCODING' "
+                               "OR e.error_type LIKE '%UNICODE%' LIMIT 1").fetchall()
+    except Exception:  # noqa: BLE001 - no rejects table: nothing was rejected
+        return empty, 0
+    by_path = {str(s.read_path): s for s in sources}
+    if bad_text:
+        source = by_path.get(str(bad_text[0][0]), sources[0])
+        raise focus_files.first_bad_text(source.path, source.encoding)
+    total = con.execute(f"SELECT count(*) FROM (SELECT DISTINCT s.file_path, e.line {joined})").fetchone()[0]
+    found = con.execute(f"SELECT s.file_path, e.line, min(e.error_type) {joined} GROUP BY ALL "
+                        f"ORDER BY s.file_path, e.line LIMIT {int(limit)}").fetchall()
+    records = [(by_path[str(p)].index, int(line), STRUCTURAL.get(str(kind), "record_unreadable"))
+               for p, line, kind in found if str(p) in by_path]
+    return (pd.DataFrame(records, columns=["file_index", "record", "code"]) if records else empty), int(total)
+
+
+#: Tag texts parsed at a time: at most this many characters of them (a tag set is short; a Parquet file may hold
+#: long ones).
+TAG_CHUNK_CHARS = 16_000_000
+
+
+def map_tags(con, parse, columns: list) -> None:
+    """The table ``tag_map``: each distinct tag text of the accepted rows with what ``parse`` (a function of a list
+    of texts returning a frame of ``columns``, the text first) makes of it, parsed a chunk at a time."""
+    con.execute("CREATE OR REPLACE TABLE tag_texts AS SELECT tags, sum(length(tags) + 1) OVER (ORDER BY tags) AS upto "
+                "FROM (SELECT DISTINCT tags FROM groups WHERE mask = 0)")
+    names = ", ".join(f"{focus_sql.ident(c)} VARCHAR" for c in columns[2:-1])
+    con.execute(f"CREATE OR REPLACE TABLE tag_map (tags VARCHAR, problem TINYINT, {names}{', ' if names else ''}"
+                "attributed BOOLEAN)")
+    done = 0
+    while True:
+        chunk = con.execute("SELECT tags, upto FROM tag_texts WHERE upto > ? AND upto <= ? ORDER BY upto",
+                            [done, done + TAG_CHUNK_CHARS]).fetchall()
+        if not chunk:  # one text longer than a chunk: alone
+            chunk = con.execute("SELECT tags, upto FROM tag_texts WHERE upto > ? ORDER BY upto LIMIT 1",
+                                [done]).fetchall()
+            if not chunk:
+                break
+        done = chunk[-1][1]
+        frame = parse([text for text, _ in chunk])
+        con.register("parsed_tags", frame)
+        con.execute("INSERT INTO tag_map SELECT * FROM parsed_tags")
+        con.unregister("parsed_tags")
+
+
+def accepted(con, keys: list) -> pd.DataFrame:
+    """The accepted charges summed over files and tag texts, by the attribution keys' values (small: the bill's
+    days x services x units x key values)."""
+    chosen = ", ".join(f"m.{focus_sql.ident(k)}" for k in keys)
+    return con.execute(f"""
+        SELECT g.month, g.day, g.service_category, g.service_name, g.provider, g.charge_category, g.unit,
+               g.usage_kind, g.resource, {chosen}{', ' if chosen else ''}m.attributed,
+               sum(g.rows) AS rows, fsum(g.cost_usd) AS cost_usd, fsum(g.quantity) AS quantity, max(g."end") AS "end"
+        FROM groups g JOIN tag_map m ON g.tags = m.tags
+        WHERE g.mask = 0 AND m.problem = 0
+        GROUP BY ALL""").df()
+
+
+def rejected_groups(con) -> pd.DataFrame:
+    """The rejected charges by file, mask (a tag problem as bit 4096 or 8192) and currency: records, charges, money
+    in USD where readable and in their own currency."""
+    return con.execute("""
+        SELECT file_index, mask, currency, sum(records) AS records, sum(rows) AS rows, fsum(cost_usd) AS cost_usd,
+               fsum(amount) AS amount
+        FROM groups WHERE mask <> 0 GROUP BY ALL
+        UNION ALL
+        SELECT g.file_index, 4096 * m.problem AS mask, NULL AS currency, sum(g.records), sum(g.rows), fsum(g.cost_usd),
+               NULL AS amount
+        FROM groups g JOIN tag_map m ON g.tags = m.tags WHERE g.mask = 0 AND m.problem > 0 GROUP BY ALL""").df()
+
+
+def records_by_file(con) -> dict:
+    """Records the engine read, by file index (accepted and rejected rows alike)."""
+    return {int(i): int(n) for i, n in con.execute("SELECT file_index, sum(records) FROM groups GROUP BY ALL").fetchall()}
+
+
+def records(con) -> int:
+    """Records the engine read (a bill summary's row is one record, whatever the charges it sums)."""
+    return int(con.execute("SELECT coalesce(sum(records), 0) FROM groups").fetchone()[0])
+
+
+def listing(con, source: Source, limits: Limits, rates: dict, max_charge_usd: float) -> pd.DataFrame:
+    """The rejected rows of one file with their record number and tag problem (:func:`focus_sql.listing`)."""
     checked = focus_sql.checked(scan_sql([source], limits, ordinal=True), rates, max_charge_usd)
     try:
-        return con.execute(focus_sql.listing(checked, bool(bad_tags), limits.max_listed)).df()
+        return con.execute(focus_sql.listing(checked, limits.max_listed)).df()
     except Exception as error:  # noqa: BLE001
-        raise engine_error(source.path, error) from None
+        raise engine_error(source.path, error, limits, [source]) from None
 
 
 def lines(source: Source, ordinals: np.ndarray, structural: pd.DataFrame, records_read: int) -> tuple[np.ndarray, np.ndarray]:

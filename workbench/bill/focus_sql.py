@@ -21,7 +21,7 @@ NUMBER = r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?"
 #: A date and time as FOCUS writes it (ISO 8601, extended form): ``2024-09-18``, ``2024-09-18 22:00:00``,
 #: ``2024-09-18T22:00:00.5Z``, ``...+08:00``.
 ISO_DATE = (r"[0-9]{4}-[0-9]{2}-[0-9]{2}([T ]([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\.[0-9]{1,9})?)?)?"
-            r" ?(Z|[+-][0-9]{2}(:?[0-9]{2})?)?")
+            r" ?(Z|[+-]([01][0-9]|2[0-3])(:?[0-5][0-9])?)?")
 #: Dates the review can place (pandas' nanosecond calendar); outside it a date is a corrupted cell.
 FIRST_DAY, LAST_DAY = "1678-01-01", "2262-01-01"
 
@@ -73,11 +73,12 @@ def csv_scan(paths, columns: int, encoding: str, max_line_bytes: int) -> str:
             f"escape='\"', strict_mode=true, null_padding=false, ignore_errors=true, store_rejects=true, "
             f"nullstr={literal(NULL_MARKER)}, allow_quoted_nulls=false, encoding='{engine_encoding}', "
             f"max_line_size={int(max_line_bytes)}, compression='{'gzip' if gz else 'none'}', "
-            f"filename={literal(FILE_COLUMN)})")
+            f"filename={literal(FILE_COLUMN)}, hive_partitioning=false)")
 
 
 def parquet_scan(paths) -> str:
-    return f"read_parquet({_paths(paths)}, file_row_number=true, filename={literal(FILE_COLUMN)})"
+    return (f"read_parquet({_paths(paths)}, file_row_number=true, filename={literal(FILE_COLUMN)}, "
+            "hive_partitioning=false)")
 
 
 def file_index(indexes: dict) -> str:
@@ -106,9 +107,15 @@ def branch(file_index_sql: str, scan: str, sources: dict, types: dict | None, ma
         if name == "cost":
             numeric = kind and re.match(r"(DOUBLE|FLOAT|DECIMAL|BIGINT|INTEGER|SMALLINT|TINYINT|HUGEINT|UBIGINT|UINTEGER|"
                                         r"REAL)", kind)
+            text = f"trim(CAST({ident(column)} AS VARCHAR))"
             out.append(f"TRY_CAST({ident(column)} AS DOUBLE) AS cost_num" if numeric else
-                       f"CASE WHEN regexp_full_match(trim({ident(column)}), {literal(NUMBER)}) "
-                       f"THEN TRY_CAST(trim({ident(column)}) AS DOUBLE) END AS cost_num")
+                       f"CASE WHEN regexp_full_match({text}, {literal(NUMBER)}) THEN TRY_CAST({text} AS DOUBLE) "
+                       "END AS cost_num")
+        if name == "count" and column and kind and re.match(r"(DOUBLE|FLOAT|DECIMAL|REAL)", kind):
+            # a count written as a number with a fraction (2.0): whole numbers are counts
+            out[-1] = (f"CASE WHEN TRY_CAST({ident(column)} AS DOUBLE) = floor(TRY_CAST({ident(column)} AS DOUBLE)) "
+                       f"THEN CAST(TRY_CAST({ident(column)} AS BIGINT) AS VARCHAR) ELSE CAST({ident(column)} AS VARCHAR) "
+                       "END AS count_text")
         if name in ("start", "end"):
             out.append(f"{_timestamp(ident(column), kind)} AS {name}_ts")
     if types is None:  # a CSV: a field past the limit rejects its record
@@ -125,7 +132,7 @@ def _timestamp(column: str, kind: str) -> str:
     if kind.startswith("TIMESTAMP WITH TIME ZONE") or kind == "TIMESTAMPTZ":
         value = f"timezone('UTC', {column})"
     elif kind.startswith("TIMESTAMP") or kind == "DATE":
-        value = f"CAST({column} AS TIMESTAMP)"
+        value = f"TRY_CAST({column} AS TIMESTAMP)"  # a nanosecond timestamp past 2262 is not read, not an error
     else:
         text = f"trim(CAST({column} AS VARCHAR))"
         value = (f"CASE WHEN regexp_full_match({text}, {literal(ISO_DATE)}) "
@@ -198,18 +205,18 @@ def aggregate(checked_rows: str, max_rows: int | None) -> str:
            CASE WHEN {ok} THEN {kind} END AS usage_kind,
            CASE WHEN {ok} AND {kind} = 'idle' THEN resource ELSE '' END AS resource,
            CASE WHEN NOT {ok} THEN currency END AS currency,
-           sum(coalesce(row_count, 1)) AS rows, fsum(cost_usd) AS cost_usd,
+           count(*) AS records, sum(coalesce(row_count, 1)) AS rows, fsum(cost_usd) AS cost_usd,
            fsum(CASE WHEN {kind} = 'metered' THEN quantity END) AS quantity, max(end_ts) AS "end",
            fsum(CASE WHEN NOT {ok} AND isfinite(cost_num) AND abs(cost_num) <= 1e12 THEN cost_num END) AS amount
     FROM {source}
     GROUP BY ALL"""
 
 
-def listing(checked_rows: str, bad_tags: bool, limit: int) -> str:
-    """The rejected rows of one file, in its order: their record number, mask, raw values (80 characters) and the
-    money they carried where readable; a row whose tag text is in the table ``bad_tags`` is listed too."""
-    tagged = " OR tags IN (SELECT tags FROM bad_tags)" if bad_tags else ""
-    shown = ", ".join(f"left({c}, 80) AS {c}" for c in ("cost_text", "start_text", "end_text", "sc_text", "cc_text",
-                                                        "currency", "count_text"))
-    return (f"SELECT ordinal, mask, {shown}, tags, cost_usd FROM ({checked_rows}) WHERE mask <> 0{tagged} "
-            f"ORDER BY ordinal LIMIT {int(limit)}")
+def listing(checked_rows: str, limit: int) -> str:
+    """The rejected rows of one file, in its order: their record number, mask, raw values (80 characters), the
+    money they carried where readable and their tags' problem (the table ``tag_map``; NULL: not looked up)."""
+    shown = ", ".join(f"left(c.{c}, 80) AS {c}" for c in ("cost_text", "start_text", "end_text", "sc_text", "cc_text",
+                                                          "currency", "count_text"))
+    return (f"SELECT c.ordinal, c.mask, {shown}, c.tags, c.cost_usd, m.problem AS tag_problem "
+            f"FROM ({checked_rows}) c LEFT JOIN tag_map m ON c.tags = m.tags "
+            f"WHERE c.mask <> 0 OR m.problem > 0 ORDER BY c.ordinal LIMIT {int(limit)}")
