@@ -391,3 +391,16 @@ def test_what_the_engine_cannot_read_is_said_in_the_users_words(tmp_path):
     latin.write_bytes((HEADER + "\n" + (GOOD + "\n") * 5000).encode() + GOOD.replace("Compute", "R\xe9seau").encode("latin-1"))
     with pytest.raises(ActualsError, match=r"line 5,002: is not UTF-8 text \(byte 0xE9 at offset "):
         read_focus(latin)
+
+
+def test_a_parquet_field_past_the_limit_rejects_its_row_as_a_csv_field_does(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    tags = [{"team": "a"}, {"team": "b" * 200_000}]
+    pq.write_table(pa.table({"ChargePeriodStart": ["2025-01-01"] * 2, "ChargePeriodEnd": ["2025-01-02"] * 2,
+                             "BillingCurrency": ["USD"] * 2, "ServiceCategory": ["Compute"] * 2,
+                             "ChargeCategory": ["Usage"] * 2, "EffectiveCost": [1.0, 2.0],
+                             "Tags": pa.array([list(t.items()) for t in tags], type=pa.map_(pa.string(), pa.string()))}),
+                   tmp_path / "long.parquet")
+    result = read_focus(tmp_path / "long.parquet")
+    assert result.total_usd == 1.0 and result.rejected[["row", "code"]].values.tolist() == [[3, "record_long_field"]]

@@ -118,13 +118,9 @@ def branch(file_index_sql: str, scan: str, sources: dict, types: dict | None, ma
                        "END AS count_text")
         if name in ("start", "end"):
             out.append(f"{_timestamp(ident(column), kind)} AS {name}_ts")
-    if types is None:  # a CSV: a field past the limit rejects its record
-        longest = " OR ".join(f"length({ident(c)}) > {int(max_field_chars)}" for c in dict.fromkeys(
-            c for c in sources.values() if c))
-        out.append(f"({longest}) AS too_long")
-    else:
-        out.append("false AS too_long")
-    return f"SELECT {', '.join(out)} FROM {scan}"
+    # a field past the limit rejects its record (a CSV's or a Parquet file's, a map of tags as its JSON text)
+    longest = " OR ".join(f"coalesce(length({name}_text), 0) > {int(max_field_chars)}" for name in PROJECTED)
+    return f"SELECT *, ({longest}) AS too_long FROM (SELECT {', '.join(out)} FROM {scan})"
 
 
 def _timestamp(column: str, kind: str) -> str:
