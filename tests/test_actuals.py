@@ -365,7 +365,7 @@ def test_one_rule_for_every_record_whatever_its_place(tmp_path):
     assert result.rejected[["row", "code"]].values.tolist() == [[5, "record_extra"]]
     (tmp_path / "open.csv").write_text("\n".join([header, good, '2025-01-01,2025-01-02,USD,"Compute,Usage,3,',
                                                   good, good]) + "\n", encoding="utf-8")
-    with pytest.raises(ActualsError, match=r"line 3: a quoted field opened on this record is never closed"):
+    with pytest.raises(ActualsError, match=r"open\.csv: line 3: a quoted field opened on this record is never closed"):
         read_focus(tmp_path / "open.csv")
     # a quote in the middle of a field is text; text after a closing quote ("2"x) is not CSV: the record is
     # rejected for it, and a quoted field spanning lines after it keeps every later record and its line (the

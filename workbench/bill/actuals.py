@@ -147,13 +147,13 @@ class Actuals:
             values = self.rows[column]
             odd = ~values.map(lambda v: str(v).casefold() in allowed)
             if odd.any():
-                out[column] = {str(k): float(v) for k, v in
-                               self.rows[odd].groupby(column)["cost_usd"].sum().sort_values(ascending=False).items()}
+                out[column] = {str(k): float(v) for k, v in self.rows[odd].groupby(column)["cost_usd"].agg(
+                    math.fsum).sort_values(ascending=False).items()}
         return out
 
     def by_month(self) -> pd.DataFrame:
         """Spend per month (of ``ChargePeriodStart``, UTC) and category [USD]."""
-        return self.rows.pivot_table(index="month", columns="category", values="cost_usd", aggfunc="sum",
+        return self.rows.pivot_table(index="month", columns="category", values="cost_usd", aggfunc=math.fsum,
                                      fill_value=0.0)
 
     def to_dict(self) -> dict:
@@ -203,12 +203,39 @@ def read_focus(path, cost_column: str = "EffectiveCost", rates: dict | None = No
     files = focus_files.sources(path)
     needed = {name: (cost_column if column is None else column) for name, column in focus_sql.PROJECTED.items()}
     keys = tag_keys()
+    sources = []
+    try:
+        return _read(path, files, cost_column, rates, encoding, limits, needed, keys, sources)
+    except ActualsError as error:  # the user's names, not the links the engine and the checks read
+        text = str(error)
+        for source in sources:
+            text = text.replace(str(source.read_path), str(source.path))
+        if text == str(error):
+            raise
+        raise ActualsError(text) from None
+
+
+def _read(path, files, cost_column, rates, encoding, limits, needed, keys, sources) -> Actuals:
     with focus_reader.session(limits) as (con, spill):
-        sources = [focus_reader.open_source(con, i, f, needed, encoding, limits, spill) for i, f in enumerate(files)]
+        sources += [focus_reader.open_source(con, i, f, needed, encoding, limits, spill) for i, f in enumerate(files)]
         for source in sources:
             _check_header(source, cost_column)
         focus_reader.aggregate(con, sources, rates, MAX_CHARGE_USD, limits)
-        structural, unread = focus_reader.structural(con, sources, limits.max_listed)
+        structural, unread, full = focus_reader.structural(con, sources, limits.max_listed)
+        troubled = set(structural["file_index"].astype(int)) | full
+        if unread:  # malformed records: read again by the serial reader, which loses none of the others
+            focus_reader.aggregate(con, sources, rates, MAX_CHARGE_USD, limits, serial=True, rejects="wb_serial")
+            structural, unread, full = focus_reader.structural(con, sources, limits.max_listed, "wb_serial")
+        read_by_file = focus_reader.records_by_file(con)
+        for source in (s for s in sources if s.index in full):  # more malformed records than kept: counted
+            unread += focus_reader.unread_count(source, read_by_file.get(source.index, 0)) - int(
+                (structural["file_index"] == source.index).sum())
+        for source in sources:  # nothing lost around malformed records
+            mine = int((structural["file_index"] == source.index).sum())
+            if not source.parquet and (mine or source.index in full | troubled):
+                focus_reader.check_conserved(source, read_by_file.get(source.index, 0),
+                                             mine if source.index not in full else
+                                             focus_reader.unread_count(source, read_by_file.get(source.index, 0)))
         records = focus_reader.records(con) + unread
         if limits.max_rows and records > limits.max_rows:
             raise ActualsError(f"{path}: more than {limits.max_rows:,} records; allowed: at most {limits.max_rows:,} "

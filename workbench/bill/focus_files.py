@@ -31,7 +31,7 @@ def sources(path) -> list[Path]:
     folder, ``billing_period=2025-01/part-0.parquet``); or a glob (``bills/2025-*.csv.gz``). Sorted by name."""
     text = str(path)
     if any(ch in text for ch in "*?[") and not Path(text).exists():
-        files = _once(Path(p) for p in sorted(glob.glob(text, recursive=True)) if Path(p).is_file() and _export_name(p))
+        files = _once(_globbed(text))
         if not files:
             raise ActualsError(f"{text}: no FOCUS export matches; allowed: a file, a folder or a glob of "
                                f"{', '.join(EXPORT_SUFFIXES)} files")
@@ -45,6 +45,45 @@ def sources(path) -> list[Path]:
     if not path.is_file():
         raise ActualsError(f"{path}: no such file")
     return [path]
+
+
+def _globbed(pattern: str):
+    """The export files a glob names. ``**`` is walked by :func:`_walk` (each real folder once: Python's glob follows
+    links back up the tree, and two of them make its walk grow without end)."""
+    import re
+    if "**" not in pattern:
+        yield from (Path(p) for p in sorted(glob.glob(pattern)) if Path(p).is_file() and _export_name(p))
+        return
+    root = Path(pattern.split("**")[0] or ".")
+    while any(ch in str(root) for ch in "*?[") and root != root.parent:
+        root = root.parent
+    regex = re.compile(_glob_regex(pattern) + r"\Z", re.S)
+    for path in _walk(root):
+        if regex.match(str(path)):
+            yield path
+
+
+def _glob_regex(pattern: str) -> str:
+    """A glob as a regular expression: ``**/`` any folders, ``*`` and ``?`` within a name, ``[...]`` a set."""
+    import re
+    out, i = "", 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out, i = out + "(?:.*/)?", i + 3
+        elif pattern.startswith("**", i):
+            out, i = out + ".*", i + 2
+        elif pattern[i] == "*":
+            out, i = out + "[^/]*", i + 1
+        elif pattern[i] == "?":
+            out, i = out + "[^/]", i + 1
+        elif pattern[i] == "[" and "]" in pattern[i + 2:]:
+            j = pattern.index("]", i + 2)
+            inside = pattern[i + 1:j]
+            out += "[" + ("^" + re.escape(inside[1:]) if inside.startswith("!") else re.escape(inside)) + "]"
+            i = j + 1
+        else:
+            out, i = out + re.escape(pattern[i]), i + 1
+    return out
 
 
 def _walk(folder: Path):
@@ -133,8 +172,8 @@ def header(path: Path, encoding: str = "utf-8-sig") -> list[str]:
     try:
         with open_text(path, encoding) as f:
             row = next(csv.reader(f), None)
-    except UnicodeDecodeError as error:
-        raise not_text(path, error, encoding) from None
+    except UnicodeDecodeError:
+        raise first_bad_text(path, encoding) from None
     except UnicodeError as error:  # a codec that refuses the start of the file (UTF-16 without its mark)
         raise ActualsError(f"{path}: is not {encoding} text ({error}); allowed: UTF-8, as FOCUS asks, or the "
                            "file's own encoding") from None
@@ -182,8 +221,8 @@ def transcoded(path: Path, encoding: str, target: Path, limit: float) -> Path:
                 written += out.write(text)
                 if written > limit:
                     raise ActualsError(f"{path}: expands past {limit / 1e9:,.1f} GB; allowed: at most that much text")
-    except UnicodeDecodeError as error:
-        raise not_text(path, error, encoding) from None
+    except UnicodeDecodeError:
+        raise first_bad_text(path, encoding) from None
     except (OSError, EOFError, zlib.error) as error:
         raise ActualsError(f"{path}: not a readable FOCUS export (CSV, CSV.gz or Parquet): {error}") from None
     return target

@@ -50,6 +50,9 @@ class Limits:
                 raise ActualsError(f"Limits({name}={value!r}): allowed: a whole number, {low} or more"
                                    + (", or None" if none else ""))
         whole("memory_mb", 16)
+        if self.memory_mb > 1 << 20 or (self.threads or 1) > 256:
+            raise ActualsError(f"Limits(memory_mb={self.memory_mb!r}, threads={self.threads!r}): allowed: at most "
+                               "1,048,576 MB and 256 threads")
         whole("max_line_bytes", 1024)
         whole("max_listed", 1)
         whole("max_rows", 1, none=True)
@@ -105,6 +108,8 @@ def engine_error(path, error, limits: Limits | None = None, sources: list | None
     """The engine's error in the user's words: its memory limit reached, a line ending it cannot follow, or a file
     it cannot read (named)."""
     text = str(error).strip().splitlines()[0][:240] if str(error).strip() else type(error).__name__
+    for source in sources or ():  # the user's names, not the links the engine read
+        text = text.replace(str(source.read_path), str(source.path))
     if "Out of Memory" in text and limits is not None:
         return ActualsError(f"{path}: the read needs more than the {limits.memory_mb:,} MB of memory it may use "
                             f"({text}); allowed: a larger limit (Limits(memory_mb=...)), or fewer, smaller files")
@@ -130,7 +135,8 @@ def open_source(con, index: int, path: Path, needed: dict, encoding: str, limits
                                     "hive_partitioning=false)").fetchall()
             top = _parquet_columns(con, link)
         except Exception as error:  # noqa: BLE001 - the engine's errors for a file that is not Parquet
-            raise ActualsError(f"{path}: not a readable Parquet file: {str(error).splitlines()[0][:200]}") from None
+            text = str(error).splitlines()[0][:200].replace(str(link), str(path))
+            raise ActualsError(f"{path}: not a readable Parquet file: {text}") from None
         header = [row[0] for row in described]
         types = {row[0]: str(row[1]).upper() for row in described}
         source = Source(index, path, link, True, header, _columns(header, needed, path), types, encoding, len(header))
@@ -208,15 +214,17 @@ def _columns(header: list, needed: dict, path: Path) -> dict:
     return out
 
 
-def scan_sql(sources: list, limits: Limits, ordinal: bool) -> str:
-    """One scan of files that share their kind and header (``ordinal``: number the records; one file only)."""
+def scan_sql(sources: list, limits: Limits, ordinal: bool, serial: bool = False, rejects: str = "wb_rejects") -> str:
+    """One scan of files that share their kind and header (``ordinal``: number the records; one file only;
+    ``serial``: read by one thread from the start, see :func:`focus_sql.csv_scan`)."""
     first = sources[0]
     paths = [str(s.read_path) for s in sources]
     index = focus_sql.file_index({str(s.read_path): s.index for s in sources})
     if first.parquet:
         return focus_sql.branch(index, focus_sql.parquet_scan(paths), first.columns, first.types,
                                 focus_files.MAX_FIELD_CHARS, "file_row_number" if ordinal else "0")
-    scan = focus_sql.csv_scan(paths, len(first.header), first.encoding, limits.max_line_bytes)
+    scan = focus_sql.csv_scan(paths, len(first.header), first.encoding, limits.max_line_bytes, serial, rejects,
+                              limits.max_listed)
     return focus_sql.branch(index, scan, first.columns, None, focus_files.MAX_FIELD_CHARS,
                             "row_number() OVER ()" if ordinal else "0")
 
@@ -232,9 +240,11 @@ def _scans(sources: list) -> list[list]:
     return list(groups.values())
 
 
-def aggregate(con, sources: list, rates: dict, max_charge_usd: float, limits: Limits) -> None:
+def aggregate(con, sources: list, rates: dict, max_charge_usd: float, limits: Limits, serial: bool = False,
+              rejects: str = "wb_rejects") -> None:
     """The table ``groups``: :func:`focus_sql.aggregate` over every file (in the engine's database, which spills)."""
-    rows = " UNION ALL ".join(scan_sql(group, limits, ordinal=False) for group in _scans(sources))
+    rows = " UNION ALL ".join(scan_sql(group, limits, ordinal=False, serial=serial, rejects=rejects)
+                              for group in _scans(sources))
     sql = focus_sql.aggregate(focus_sql.checked(rows, rates, max_charge_usd), limits.max_rows)
     try:
         # a sum needs no order: kept, it holds every file's batches in memory until they can be passed on in order
@@ -245,57 +255,65 @@ def aggregate(con, sources: list, rates: dict, max_charge_usd: float, limits: Li
         raise engine_error(sources[0].path if len(sources) == 1 else "the export", error, limits, sources) from None
 
 
-def structural(con, sources: list, limit: int) -> tuple[pd.DataFrame, int]:
+def structural(con, sources: list, limit: int, rejects: str = "wb_rejects") -> tuple[pd.DataFrame, int, set]:
     """(the first ``limit`` records the engine did not read: file index, record number (the header is 1; blank lines
-    count), reason code; how many there are in all). A file that is not its encoding's text is refused here."""
+    count), reason code; how many there are in all; the files whose rejects reached ``limit``, whose count is then
+    not all). A file that is not its encoding's text is refused here."""
     empty = pd.DataFrame(columns=["file_index", "record", "code"])
     if all(s.parquet for s in sources):
-        return empty, 0
-    joined = ("FROM reject_errors e JOIN reject_scans s ON e.scan_id = s.scan_id AND e.file_id = s.file_id")
+        return empty, 0, set()
+    joined = (f"FROM {rejects}_errors e JOIN {rejects}_scans s ON e.scan_id = s.scan_id AND e.file_id = s.file_id")
     try:
         bad_text = con.execute(f"SELECT s.file_path {joined} WHERE e.error_type = 'INVALID ENCODING' "
                                "OR e.error_type LIKE '%UNICODE%' LIMIT 1").fetchall()
     except Exception:  # noqa: BLE001 - no rejects table: nothing was rejected
-        return empty, 0
+        return empty, 0, set()
     by_path = {str(s.read_path): s for s in sources}
     if bad_text:
         source = by_path.get(str(bad_text[0][0]), sources[0])
         raise focus_files.first_bad_text(source.path, source.encoding)
-    total = con.execute(f"SELECT count(*) FROM (SELECT DISTINCT s.file_path, e.line {joined})").fetchone()[0]
+    total = con.execute(f"SELECT count(*) FROM (SELECT DISTINCT s.file_path, e.line {joined})").fetchall()[0][0]
     found = con.execute(f"SELECT s.file_path, e.line, min(e.error_type) {joined} GROUP BY ALL "
                         f"ORDER BY s.file_path, e.line LIMIT {int(limit)}").fetchall()
     records = [(by_path[str(p)].index, int(line), STRUCTURAL.get(str(kind), "record_unreadable"))
                for p, line, kind in found if str(p) in by_path]
-    return (pd.DataFrame(records, columns=["file_index", "record", "code"]) if records else empty), int(total)
+    full = {by_path[str(p)].index for p, n in con.execute(
+        f"SELECT s.file_path, count(DISTINCT e.line) {joined} GROUP BY ALL").fetchall()
+        if str(p) in by_path and n >= limit}
+    return (pd.DataFrame(records, columns=["file_index", "record", "code"]) if records else empty), int(total), full
 
 
-#: Tag texts parsed at a time: at most this many characters of them (a tag set is short; a Parquet file may hold
-#: long ones).
-TAG_CHUNK_CHARS = 16_000_000
+#: Tag texts parsed at a time: at most this many, and this many characters (a tag set is short; a Parquet file may
+#: hold long ones, up to the field limit).
+TAG_CHUNK_TEXTS, TAG_CHUNK_CHARS = 20_000, 4_000_000
 
 
 def map_tags(con, parse, columns: list) -> None:
     """The table ``tag_map``: each distinct tag text of the accepted rows with what ``parse`` (a function of a list
     of texts returning a frame of ``columns``, the text first) makes of it, parsed a chunk at a time."""
-    con.execute("CREATE OR REPLACE TABLE tag_texts AS SELECT tags, sum(length(tags) + 1) OVER (ORDER BY tags) AS upto "
+    con.execute("CREATE OR REPLACE TABLE tag_texts AS SELECT row_number() OVER () AS k, tags "
                 "FROM (SELECT DISTINCT tags FROM groups WHERE mask = 0)")
+    # the chunks' bounds from the texts' lengths alone (ordering by number, not by text)
+    con.execute("CREATE OR REPLACE TABLE tag_sizes AS SELECT k, sum(length(tags) + 1) OVER (ORDER BY k) AS upto "
+                "FROM tag_texts")
     names = ", ".join(f"{focus_sql.ident(c)} VARCHAR" for c in columns[2:-1])
     con.execute(f"CREATE OR REPLACE TABLE tag_map (tags VARCHAR, problem TINYINT, {names}{', ' if names else ''}"
                 "attributed BOOLEAN)")
-    done = 0
+    done, upto = 0, 0
     while True:
-        chunk = con.execute("SELECT tags, upto FROM tag_texts WHERE upto > ? AND upto <= ? ORDER BY upto",
-                            [done, done + TAG_CHUNK_CHARS]).fetchall()
-        if not chunk:  # one text longer than a chunk: alone
-            chunk = con.execute("SELECT tags, upto FROM tag_texts WHERE upto > ? ORDER BY upto LIMIT 1",
-                                [done]).fetchall()
-            if not chunk:
-                break
-        done = chunk[-1][1]
-        frame = parse([text for text, _ in chunk])
+        bound = con.execute("SELECT max(k) FROM tag_sizes WHERE k > ? AND k <= ? AND upto <= ?",
+                            [done, done + TAG_CHUNK_TEXTS, upto + TAG_CHUNK_CHARS]).fetchall()[0][0]
+        bound = bound if bound is not None else done + 1  # one text longer than a chunk: alone
+        chunk = con.execute("SELECT tags FROM tag_texts WHERE k > ? AND k <= ?", [done, bound]).fetchall()
+        if not chunk:
+            break
+        upto = con.execute("SELECT upto FROM tag_sizes WHERE k = ?", [bound]).fetchall()[0][0]
+        done = bound
+        frame = parse([text for (text,) in chunk])
         con.register("parsed_tags", frame)
         con.execute("INSERT INTO tag_map SELECT * FROM parsed_tags")
         con.unregister("parsed_tags")
+        del chunk, frame
 
 
 def accepted(con, keys: list) -> pd.DataFrame:
@@ -331,16 +349,40 @@ def records_by_file(con) -> dict:
 
 def records(con) -> int:
     """Records the engine read (a bill summary's row is one record, whatever the charges it sums)."""
-    return int(con.execute("SELECT coalesce(sum(records), 0) FROM groups").fetchone()[0])
+    return int(con.execute("SELECT coalesce(sum(records), 0) FROM groups").fetchall()[0][0])
 
 
 def listing(con, source: Source, limits: Limits, rates: dict, max_charge_usd: float) -> pd.DataFrame:
     """The rejected rows of one file with their record number and tag problem (:func:`focus_sql.listing`)."""
-    checked = focus_sql.checked(scan_sql([source], limits, ordinal=True), rates, max_charge_usd)
+    # one thread from the start, so that records are numbered in the file's order and none is lost
+    checked = focus_sql.checked(scan_sql([source], limits, ordinal=True, serial=True, rejects="wb_listing"),
+                                rates, max_charge_usd)
     try:
         return con.execute(focus_sql.listing(checked, limits.max_listed)).df()
     except Exception as error:  # noqa: BLE001
         raise engine_error(source.path, error, limits, [source]) from None
+
+
+def check_conserved(source: Source, records_read: int, unread: int) -> None:
+    """A CSV with malformed records: every record it holds was read or listed as not read. The engine's CSV reader,
+    left to itself, can lose records around malformed ones (a quote left open swallows the rest of the file); a
+    count of its line feeds, or Python's CSV reader where records span lines, says how many there are."""
+    feeds, ends_with_feed = focus_files.newline_count(source.read_path)
+    if feeds + (0 if ends_with_feed else 1) == 1 + records_read + unread:
+        return
+    survey = focus_files.survey(source.read_path, source.encoding)  # refuses a quote left open to the end
+    held = int((~survey.blank[1:]).sum())
+    if held != records_read + unread:
+        raise ActualsError(f"{source.path}: holds {held:,} records, of which {records_read:,} were read and "
+                           f"{unread:,} rejected: {held - records_read - unread:,} could not be placed (malformed "
+                           "quoting?); allowed: a CSV whose every quote that opens a field closes it")
+
+
+def unread_count(source: Source, records_read: int) -> int:
+    """Records of a CSV the engine did not read, counted by Python's CSV reader (for a file with more malformed
+    records than the engine keeps)."""
+    survey = focus_files.survey(source.read_path, source.encoding)
+    return max(0, int((~survey.blank[1:]).sum()) - records_read)
 
 
 def lines(source: Source, ordinals: np.ndarray, structural: pd.DataFrame, records_read: int) -> tuple[np.ndarray, np.ndarray]:
