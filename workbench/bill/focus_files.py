@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import glob
+import threading
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -288,7 +289,7 @@ def survey(path: Path, encoding: str) -> Survey:
 
 #: Python's CSV field limit is one for the process: changed under this lock only, so that two reads in threads do
 #: not see each other's.
-_FIELD_LIMIT = __import__("threading").RLock()
+_FIELD_LIMIT = threading.RLock()
 
 
 def _survey(path, encoding, starts, blank) -> Survey:
