@@ -47,6 +47,9 @@ CATEGORIES = ("compute", "storage", "network", "logging", "security", "other")
 UNATTRIBUTED = "(unattributed)"
 #: Largest amount one charge may carry [USD, absolute]: beyond it a value is a corrupted cell, and sums overflow.
 MAX_CHARGE_USD = 1e12
+#: Records of a CSV that may be malformed for the file to be read and each listed: past it a file is refused (keeping
+#: them costs the engine about 1 GB a million, whatever its memory limit).
+MAX_MALFORMED = 50_000
 #: FOCUS 1.0-1.2 ChargeCategory values (specification/columns/chargecategory.md).
 CHARGE_CATEGORIES = focus_sql.CHARGE_CATEGORIES
 REJECTED_COLUMNS = ["row", "column", "reason", "code", "value", "cost_usd", "file"]
@@ -220,10 +223,13 @@ def _read(path, files, cost_column, rates, encoding, limits, needed, keys, sourc
         sources += [focus_reader.open_source(con, i, f, needed, encoding, limits, spill) for i, f in enumerate(files)]
         for source in sources:
             _check_header(source, cost_column)
-        focus_reader.aggregate(con, sources, rates, MAX_CHARGE_USD, limits)
-        structural, unread, full = focus_reader.structural(con, sources, limits.max_listed)
-        troubled = set(structural["file_index"].astype(int)) | full
-        if unread:  # malformed records: read again by the serial reader, which loses none of the others
+        # first without keeping malformed records (fast, small); a CSV whose records do not all sit one a line in
+        # what was read holds malformed records, blank lines or records over lines: read again, keeping them
+        focus_reader.aggregate(con, sources, rates, MAX_CHARGE_USD, limits, rejects=None)
+        structural, unread, full = focus_reader.structural(con, [s for s in sources if s.parquet], limits.max_listed)
+        _check_rows(path, focus_reader.records(con) + unread, limits)
+        troubled = focus_reader.not_one_a_line(con, sources, MAX_MALFORMED)
+        if troubled:  # malformed records: read again by the serial reader, which loses none of the others
             focus_reader.aggregate(con, sources, rates, MAX_CHARGE_USD, limits, serial=True, rejects="wb_serial")
             structural, unread, full = focus_reader.structural(con, sources, limits.max_listed, "wb_serial")
         read_by_file = focus_reader.records_by_file(con)
@@ -236,10 +242,7 @@ def _read(path, files, cost_column, rates, encoding, limits, needed, keys, sourc
                 focus_reader.check_conserved(source, read_by_file.get(source.index, 0),
                                              mine if source.index not in full else
                                              focus_reader.unread_count(source, read_by_file.get(source.index, 0)))
-        records = focus_reader.records(con) + unread
-        if limits.max_rows and records > limits.max_rows:
-            raise ActualsError(f"{path}: more than {limits.max_rows:,} records; allowed: at most {limits.max_rows:,} "
-                               "here (workbench actuals reads larger exports)")
+        _check_rows(path, focus_reader.records(con) + unread, limits)
         focus_reader.map_tags(con, lambda texts: _tag_frame(texts, keys), ["tags", "problem", *keys, "attributed"])
         rows = _rows(focus_reader.accepted(con, list(keys)), keys)
         bad = focus_reader.rejected_groups(con)
@@ -253,6 +256,12 @@ def _read(path, files, cost_column, rates, encoding, limits, needed, keys, sourc
     shown = str(path) if len(files) > 1 or str(files[0]) != str(path) else str(files[0])
     return Actuals(shown, cost_column, rows, rejected, ignored, tuple(keys), max(s.fields for s in sources),
                    rejected_count, rejected_money, tuple(str(f) for f in files), limits.max_listed, *unpriced)
+
+
+def _check_rows(path, records: int, limits: Limits) -> None:
+    if limits.max_rows and records > limits.max_rows:
+        raise ActualsError(f"{path}: more than {limits.max_rows:,} records; allowed: at most {limits.max_rows:,} "
+                           "here (workbench actuals reads larger exports)")
 
 
 def _tag_frame(texts: list, keys: dict) -> pd.DataFrame:

@@ -214,7 +214,8 @@ def _columns(header: list, needed: dict, path: Path) -> dict:
     return out
 
 
-def scan_sql(sources: list, limits: Limits, ordinal: bool, serial: bool = False, rejects: str = "wb_rejects") -> str:
+def scan_sql(sources: list, limits: Limits, ordinal: bool, serial: bool = False,
+             rejects: str | None = "wb_rejects") -> str:
     """One scan of files that share their kind and header (``ordinal``: number the records; one file only;
     ``serial``: read by one thread from the start, see :func:`focus_sql.csv_scan`)."""
     first = sources[0]
@@ -241,7 +242,7 @@ def _scans(sources: list) -> list[list]:
 
 
 def aggregate(con, sources: list, rates: dict, max_charge_usd: float, limits: Limits, serial: bool = False,
-              rejects: str = "wb_rejects") -> None:
+              rejects: str | None = "wb_rejects") -> None:
     """The table ``groups``: :func:`focus_sql.aggregate` over every file (in the engine's database, which spills)."""
     rows = " UNION ALL ".join(scan_sql(group, limits, ordinal=False, serial=serial, rejects=rejects)
                               for group in _scans(sources))
@@ -340,6 +341,29 @@ def rejected_groups(con) -> pd.DataFrame:
         SELECT g.file_index, 4096 * m.problem AS mask, NULL AS currency, sum(g.records), sum(g.rows), fsum(g.cost_usd),
                NULL AS amount
         FROM groups g JOIN tag_map m ON g.tags = m.tags WHERE g.mask = 0 AND m.problem > 0 GROUP BY ALL""").df()
+
+
+def not_one_a_line(con, sources: list, most: int) -> set:
+    """The CSV files whose lines are not their header and the records read, one a line (a count of line feeds):
+    they hold malformed records, blank lines or records over lines. A file with more than ``most`` malformed records
+    (counted by Python's CSV reader when there are that many lines) is refused."""
+    read = records_by_file(con)
+    out = set()
+    for source in sources:
+        if source.parquet:
+            continue
+        feeds, ends_with_feed = focus_files.newline_count(source.read_path)
+        extra = feeds + (0 if ends_with_feed else 1) - 1 - read.get(source.index, 0)
+        if extra > most:  # records over lines (a description in quotes) are not malformed: counted apart
+            survey = focus_files.survey(source.read_path, source.encoding)
+            malformed = int((~survey.blank[1:]).sum()) - read.get(source.index, 0)
+            if malformed > most:
+                raise ActualsError(f"{source.path}: {malformed:,} of its records do not have the header's "
+                                   f"{source.fields} fields (or could not be read as CSV); allowed: at most {most:,} "
+                                   "(an export whose records have the header's fields)")
+        if extra:
+            out.add(source.index)
+    return out
 
 
 def records_by_file(con) -> dict:

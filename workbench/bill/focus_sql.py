@@ -63,22 +63,24 @@ def _paths(paths) -> str:
 
 
 def csv_scan(paths, columns: int, encoding: str, max_line_bytes: int, serial: bool = False,
-             rejects: str = "wb_rejects", rejects_limit: int = 0) -> str:
+             rejects: str | None = "wb_rejects", rejects_limit: int = 0) -> str:
     """CSV files of one header read by the engine with every cell as text, columns named c0, c1, ... by position (a
     header's odd or repeated names need no quoting), a record with more or fewer fields than the header rejected (not
     read shifted), and rejected records kept in the engine's rejects table with their file and line (the first
-    ``rejects_limit`` of a file; 0: all). ``serial``: one thread reads each file from its start: DuckDB 2.0's
+    ``rejects_limit`` of a file; 0: all; ``rejects`` None: none kept, which is fast and small: keeping them costs
+    DuckDB about 1 GB a million, whatever its memory limit). ``serial``: one thread reads each file from its start: DuckDB 2.0's
     parallel reader loses records of a file with many malformed ones (400,000 records, every other one with a field
     too many: 181,818 of the 200,000 good ones read), its serial reader does not."""
     names = "{" + ", ".join(f"'c{i}': 'VARCHAR'" for i in range(columns)) + "}"
     engine_encoding = {"utf-8-sig": "utf-8", "utf-16": "utf-16", "iso8859-1": "latin-1"}.get(encoding, "utf-8")
     gz = str(paths[0]).lower().endswith(".gz")
     return (f"read_csv({_paths(paths)}, header=true, auto_detect=false, columns={names}, delim=',', quote='\"', "
-            f"escape='\"', strict_mode=true, null_padding=false, ignore_errors=true, store_rejects=true, "
+            f"escape='\"', strict_mode=true, null_padding=false, ignore_errors=true, "
             f"nullstr={literal(NULL_MARKER)}, allow_quoted_nulls=false, encoding='{engine_encoding}', "
             f"max_line_size={int(max_line_bytes)}, compression='{'gzip' if gz else 'none'}', "
-            f"filename={literal(FILE_COLUMN)}, hive_partitioning=false, parallel={str(not serial).lower()}, "
-            f"rejects_table='{rejects}_errors', rejects_scan='{rejects}_scans', rejects_limit={int(rejects_limit)})")
+            f"filename={literal(FILE_COLUMN)}, hive_partitioning=false, parallel={str(not serial).lower()}"
+            + (f", store_rejects=true, rejects_table='{rejects}_errors', rejects_scan='{rejects}_scans', "
+               f"rejects_limit={int(rejects_limit)})" if rejects else ")"))
 
 
 def parquet_scan(paths) -> str:
