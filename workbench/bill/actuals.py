@@ -226,7 +226,7 @@ def _read(path, files, cost_column, rates, encoding, limits, needed, keys, sourc
         # first without keeping malformed records (fast, small); a CSV whose records do not all sit one a line in
         # what was read holds malformed records, blank lines or records over lines: read again, keeping them
         focus_reader.aggregate(con, sources, rates, MAX_CHARGE_USD, limits, rejects=None)
-        structural, unread, full = focus_reader.structural(con, [s for s in sources if s.parquet], limits.max_listed)
+        structural, unread, full = pd.DataFrame(columns=["file_index", "record", "code"]), 0, set()  # none kept yet
         _check_rows(path, focus_reader.records(con) + unread, limits)
         troubled = focus_reader.not_one_a_line(con, sources, MAX_MALFORMED)
         if troubled:  # malformed records: read again by the serial reader, which loses none of the others
