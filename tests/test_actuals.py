@@ -389,7 +389,9 @@ def test_one_rule_for_every_record_whatever_its_place(tmp_path):
 def test_the_cli_json_for_the_real_sample_is_what_the_reader_before_duckdb_printed(tmp_path):
     """Issue 32: `workbench actuals focus_sample.csv --plan assistant-7b --json` as printed by the reader of commit
     73a31f5 (tests/data/focus_sample_actuals_before_duckdb.json): the same keys in the same order, the same texts,
-    the same numbers (sums taken in another order differ in their last digit: compared to 1e-12)."""
+    the same numbers (sums taken in another order differ in their last digit: compared to 1e-12). The plan's
+    figures in it (planned, forecast, difference) were re-measured when data/mfu_model.csv was refitted on four
+    more runs (2026-12-05); every figure read from the bill is the old reader's."""
     before = json.loads((Path(__file__).parent / "data" / "focus_sample_actuals_before_duckdb.json").read_text())
     run = subprocess.run([sys.executable, "-m", "workbench.cli", "actuals", str(SAMPLE), "--plan", "assistant-7b",
                           "--json"], capture_output=True, text=True, check=True)

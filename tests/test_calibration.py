@@ -20,24 +20,26 @@ def summary(table):
 
 
 def test_every_run_is_compared(table):
-    assert len(table) == 26
-    assert table["reported_gpu_hours"].notna().sum() == 24  # GPT-3 and GLM-130B report no GPU-hours
+    assert len(table) == 30
+    assert table["reported_gpu_hours"].notna().sum() == 28  # GPT-3 and GLM-130B report no GPU-hours
     # runs without a published GPU count are sized like any plan, and never enter the fit
     sized = table[~table["n_gpus_published"]]
-    assert set(sized["name"]) == {"LLaMA-7B", "Llama-2-7B", "Llama-2-13B", "Llama-2-70B", "Llama-3.1-8B"}
+    assert set(sized["name"]) == {"LLaMA-7B", "LLaMA-13B", "LLaMA-33B", "Llama-2-7B", "Llama-2-13B",
+                                  "Llama-2-34B", "Llama-2-70B", "Llama-3.1-8B", "Llama-3.1-70B"}
     assert (sized["error"] == sized["error_leave_one_out"]).all()
 
 
 def test_out_of_sample_the_model_beats_the_constant_mfu_rule_on_both_figures(summary):
-    # 2026-12-05, 24 runs. As shipped: 11.9 % median, 83 % within +-30 %. Leave-one-out (every parameter refitted,
-    # the engineering scale held below the other runs' compute): 16.1 % and 79 %; 6ND at 0.375: 18.5 % and 75 %.
+    # 2026-12-05, 28 runs (LLaMA 13B and 33B, Llama 2 34B and Llama 3.1 70B added: sized, out of sample). As
+    # shipped: 12.9 % median, 82 % within +-30 %. Leave-one-out (every parameter refitted, the engineering scale
+    # held below the other runs' compute): 16.9 % and 79 %; 6ND at 0.375: 20.6 % and 71 %.
     # Issue 29 asks for <= 15 % out of sample: not reached (the README says so).
-    assert summary["median_abs_error_leave_one_out"] == pytest.approx(0.161, abs=0.01)
-    assert summary["within_30_error_leave_one_out"] == pytest.approx(19 / 24, abs=0.01)
+    assert summary["median_abs_error_leave_one_out"] == pytest.approx(0.169, abs=0.01)
+    assert summary["within_30_error_leave_one_out"] == pytest.approx(22 / 28, abs=0.01)
     assert summary["median_abs_error_leave_one_out"] < summary["median_abs_error_epoch_0375"]
     assert summary["within_30_error_leave_one_out"] > summary["within_30_error_epoch_0375"]
-    assert summary["median_abs_error_epoch_0375"] == pytest.approx(0.185, abs=0.005)
-    assert summary["within_30_error_epoch_0375"] == pytest.approx(0.75, abs=0.01)
+    assert summary["median_abs_error_epoch_0375"] == pytest.approx(0.206, abs=0.005)
+    assert summary["within_30_error_epoch_0375"] == pytest.approx(20 / 28, abs=0.01)
     assert summary["median_abs_error"] < 0.13 and summary["within_30_error"] > 0.8
     assert summary["median_abs_error"] <= summary["median_abs_error_leave_one_out"]
 

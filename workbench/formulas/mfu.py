@@ -185,6 +185,15 @@ def basis(gpu_ids):
     return catalog.map_ids(gpu_ids, lambda g: _kernel(g)[1], dtype=object)
 
 
+def sustained_share(gpu_ids):
+    """Share of its spec-sheet peak a card sustains under its power limit where its peak is that of a faster
+    part (the A100 PCIe lists the SXM4 module's 312 TFLOP/s at a lower power limit) [fraction]; 1 where the
+    catalog gives none (``sustained_share_of_peak`` in ``data/accelerators.csv``, with its source)."""
+    share = np.asarray(catalog.spec(gpu_ids, "sustained_share_of_peak"), dtype=float)
+    out = np.where(np.isnan(share), 1.0, share)
+    return out if np.ndim(out) else float(out)
+
+
 def training_precision(gpu_ids):
     """bf16 where the catalog has a bf16 peak, else fp16."""
     bf16 = catalog.spec(gpu_ids, "peak_bf16_dense_tflops")
@@ -239,6 +248,7 @@ def layout_inputs(x: dict, d_model, n_layers, active_params, flops_per_token, fi
     p = parameters() if fitted is None else fitted
     gpu = np.asarray(x["gpu"], dtype=object)
     kernel = catalog.map_ids(gpu, lambda g: _kernel(g)[0] if fitted is None else kernel_for(g, fitted)[0])
+    kernel = kernel * sustained_share(gpu)
     if training_flops is not None:
         kernel = kernel * engineering_scale(training_flops, p)
     peak = catalog.peak_flops_per_s(gpu, training_precision(gpu))

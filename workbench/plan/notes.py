@@ -20,7 +20,10 @@ def defaults_used(scenario: Scenario, figures: dict) -> dict[str, str]:
         kernel, basis = mfu.kernel_for(scenario.gpu, mfu.parameters())
         where = "fitted on published runs" if basis == "fitted" else basis
         used["mfu"] = (f"{figures['mfu_prior']:.3f}: kernel efficiency {kernel:.3f} ({catalog.spec(scenario.gpu, 'generation')}, "
-                       f"{where}; data/mfu_model.csv) x engineering scale "
+                       f"{where}; data/mfu_model.csv) "
+                       + (f"x sustained share of peak {mfu.sustained_share(scenario.gpu):.2f} (its power limit; "
+                          "data/accelerators.csv) " if mfu.sustained_share(scenario.gpu) < 1 else "")
+                       + "x engineering scale "
                        f"{float(mfu.engineering_scale(figures['training_flops'])):.3f} (runs of {figures['training_flops']:.2g} FLOP) "
                        f"x per-layer fixed time {figures['width_efficiency']:.3f} x cluster size "
                        f"{figures['cluster_efficiency']:.3f} x pipeline "

@@ -16,14 +16,14 @@ from .data import DataFileError, cached, data_dir, read_table
 PRECISIONS = ("bf16", "fp16", "fp8")
 _NUMERIC = ("memory_gb", "mem_bandwidth_tbs", "peak_bf16_dense_tflops", "peak_fp16_dense_tflops",
             "peak_fp8_dense_tflops", "peak_fp32_tflops", "tdp_w", "nvlink_gb_per_s", "nvlink_domain_gpus",
-            "pcie_gb_per_s", "network_gbps_per_node")
+            "pcie_gb_per_s", "network_gbps_per_node", "sustained_share_of_peak")
 
 
 #: Physically possible values (0 as a lower bound means "above zero"); a zero peak or memory cannot be priced.
 _BOUNDS = {"memory_gb": (0, 10_000), "mem_bandwidth_tbs": (0, 1_000), "peak_bf16_dense_tflops": (0, 1e6),
            "peak_fp16_dense_tflops": (0, 1e6), "peak_fp8_dense_tflops": (0, 1e6), "peak_fp32_tflops": (0, 1e6),
            "tdp_w": (0, 100_000), "nvlink_gb_per_s": (-1e-9, 1e5), "nvlink_domain_gpus": (1, 1e5),
-           "pcie_gb_per_s": (0, 1e4), "network_gbps_per_node": (0, 1e6)}
+           "pcie_gb_per_s": (0, 1e4), "network_gbps_per_node": (0, 1e6), "sustained_share_of_peak": (0, 1)}
 
 
 class UnknownGpuError(ValueError):
