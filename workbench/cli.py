@@ -85,6 +85,21 @@ def _add_scenario_options(parser: argparse.ArgumentParser) -> argparse.ArgumentP
     return parser
 
 
+def _add_workbook_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--xlsx", metavar="FILE", help="also write a workbook with live formulas (cost = quantity x "
+                                                      "unit cost, sums by stage, category and month)")
+    parser.add_argument("--lang", choices=("en", "zh"), default="en", help="the workbook's language (default en)")
+    parser.add_argument("--currency", choices=("USD", "CNY"), default="USD",
+                        help="the workbook's display currency (default USD; CNY at the plan's cny_per_usd)")
+
+
+def _write_workbook(path: str, data: bytes) -> None:
+    try:
+        Path(path).write_bytes(data)
+    except OSError as error:
+        raise ValueError(f"--xlsx {path}: cannot write it ({error.strerror or error})") from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="workbench", description="LLM Cost Workbench: what a training run costs, and why. "
                                                    "Exit status: 0 done, 1 bad input or data, 2 usage error.")
@@ -93,6 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     est = _add_scenario_options(commands.add_parser("estimate", help="estimate a scenario (options default to Scenario())"))
     est.add_argument("--json", action="store_true", help="print one JSON object")
+    _add_workbook_options(est)
     gpus = commands.add_parser("gpus", help="the accelerator catalog")
     gpus.add_argument("--json", action="store_true", help="print JSON")
     lev = _add_scenario_options(commands.add_parser(
@@ -132,6 +148,7 @@ def build_parser() -> argparse.ArgumentParser:
     form = plan.add_mutually_exclusive_group()
     form.add_argument("--json", action="store_true", help="print one JSON object")
     form.add_argument("--csv", action="store_true", help="print the monthly cost lines as CSV")
+    _add_workbook_options(plan)
     act = commands.add_parser("actuals", help="a FOCUS billing export (CSV, CSV.gz or Parquet): totals by category, "
                                               "month and tag, unattributed spend, rejected rows")
     act.add_argument("export", help="the export: a CSV, CSV.gz or Parquet file, a folder of them (monthly files, "
@@ -340,6 +357,9 @@ def _cmd_plan(args) -> None:
         tl = timeline.evaluate(programme.loads(raw, fmt))
     else:
         tl = timeline.evaluate(programme.load(args.file))
+    if args.xlsx:
+        from .report import workbook
+        _write_workbook(args.xlsx, workbook.plan_workbook(tl, args.currency, args.lang))
     if args.json:
         print(json.dumps(tl.to_dict(), indent=2, allow_nan=False, default=_json_default))
     elif args.csv:
@@ -601,6 +621,12 @@ def _cmd_serve(args) -> None:
 
 def _cmd_estimate(args) -> None:
     est = estimate(_scenario(args))
+    if args.xlsx:
+        from .plan.uncertainty import monte_carlo
+        from .programmes.levers import levers
+        from .report import workbook
+        _write_workbook(args.xlsx, workbook.estimate_workbook(
+            est, args.currency, args.lang, mc=monte_carlo(est.scenario, n=20_000), lever_table=levers(est.scenario)))
     if args.json:
         print(json.dumps(est.to_dict(), indent=2, allow_nan=False, default=_json_default))
     else:
