@@ -133,6 +133,29 @@ def _rate_cell(sheet, row: int, currency: str, rate: float, lang: str) -> str:
     return _sheet_ref(sheet.title, f"$B${row}")
 
 
+def _sumifs_grid(sheet, corner: str, row_names: list[str], column_names: list[str], lines_title: str,
+                 columns: tuple[str, str, str], first: int, last: int, money: str, lang: str) -> int:
+    """A table of ``SUMIFS`` over the lines sheet: one row per ``row_names``, one column per ``column_names``,
+    each cell the sum of the lines' cost column whose row-key and column-key columns hold those names
+    (``columns``: cost, row key, column key as letters); a total column and row. Returns the total row."""
+    cost, row_key, column_key = (_sheet_ref(lines_title, f"${c}${first}:${c}${last}") for c in columns)
+    _header(sheet, 1, [corner, *column_names, word("sum", lang)], [18] + [16] * (len(column_names) + 1))
+    end = get_column_letter(1 + len(column_names))
+    for i, name in enumerate(row_names):
+        r = 2 + i
+        _put(sheet, r, 1, name)
+        for j in range(len(column_names)):
+            column = get_column_letter(2 + j)
+            _formula(sheet, r, 2 + j, f"=SUMIFS({cost},{row_key},$A{r},{column_key},{column}$1)", money)
+        _formula(sheet, r, 2 + len(column_names), f"=SUM(B{r}:{end}{r})", money, bold=True)
+    sum_row = 2 + len(row_names)
+    _put(sheet, sum_row, 1, word("sum", lang), bold=True)
+    for j in range(len(column_names) + 1):
+        column = get_column_letter(2 + j)
+        _formula(sheet, sum_row, 2 + j, f"=SUM({column}2:{column}{sum_row - 1})", money, bold=True)
+    return sum_row
+
+
 # -- one scenario -------------------------------------------------------------------------------------------------
 
 def estimate_workbook(est, currency: str = "USD", lang: str = "en", mc=None, lever_table: pd.DataFrame | None = None) -> bytes:
@@ -176,23 +199,8 @@ def estimate_workbook(est, currency: str = "USD", lang: str = "en", mc=None, lev
     # sums by stage (columns) and category (rows): SUMIFS over the lines
     stages = [s for s in STAGES if (lines["stage"] == s).any()]
     categories = [c for c in CATEGORIES if (lines["category"] == c).any()]
-    _header(stage_sheet, 1, [word("category", lang)] + [t(s, lang) for s in stages] + [word("sum", lang)],
-            [18] + [16] * (len(stages) + 1))
-    for i, category in enumerate(categories):
-        r = 2 + i
-        _put(stage_sheet, r, 1, t(category, lang))
-        for j, stage in enumerate(stages):
-            column = get_column_letter(2 + j)
-            _formula(stage_sheet, r, 2 + j,
-                     f"=SUMIFS({_sheet_ref(lines_sheet.title, f'$H${first}:$H${last}')},"
-                     f"{_sheet_ref(lines_sheet.title, f'$A${first}:$A${last}')},{column}$1,"
-                     f"{_sheet_ref(lines_sheet.title, f'$B${first}:$B${last}')},$A{r})", money)
-        _formula(stage_sheet, r, 2 + len(stages), f"=SUM(B{r}:{get_column_letter(1 + len(stages))}{r})", money, bold=True)
-    sum_row = 2 + len(categories)
-    _put(stage_sheet, sum_row, 1, word("sum", lang), bold=True)
-    for j in range(len(stages) + 1):
-        column = get_column_letter(2 + j)
-        _formula(stage_sheet, sum_row, 2 + j, f"=SUM({column}2:{column}{sum_row - 1})", money, bold=True)
+    _sumifs_grid(stage_sheet, word("category", lang), [t(c, lang) for c in categories], [t(s, lang) for s in stages],
+                 lines_sheet.title, ("H", "B", "A"), first, last, money, lang)
 
     # summary: headline, range, the rate, figures, budget, assumptions
     name = est.scenario.name or word("plan", lang)
@@ -307,7 +315,7 @@ def plan_workbook(timeline, currency: str = "USD", lang: str = "en", rate: float
     calendar month), budget alerts and unit costs per month."""
     programme = timeline.programme
     if rate is None:
-        rate = float(programme.base.get("cny_per_usd", 7.1)) if currency == "CNY" else 1.0
+        rate = float(programme.base.get("cny_per_usd", fields()["cny_per_usd"].default)) if currency == "CNY" else 1.0
     money = _money_format(currency)
     book = Workbook()
     summary = book.active
@@ -337,24 +345,8 @@ def plan_workbook(timeline, currency: str = "USD", lang: str = "en", rate: float
 
     months = sorted(labels)
     categories = [c for c in [*CATEGORIES, *sorted(set(lines["category"]) - set(CATEGORIES))] if (lines["category"] == c).any()]
-    _header(monthly_sheet, 1, [word("month", lang)] + [t(c, lang) for c in categories] + [word("sum", lang)],
-            [10] + [14] * (len(categories) + 1))
-    cost = _sheet_ref(lines_sheet.title, f"$H${first}:$H${last}")
-    month_range = _sheet_ref(lines_sheet.title, f"$A${first}:$A${last}")
-    category_range = _sheet_ref(lines_sheet.title, f"$D${first}:$D${last}")
-    for i, month in enumerate(months):
-        r = 2 + i
-        _put(monthly_sheet, r, 1, labels[month])
-        for j in range(len(categories)):
-            column = get_column_letter(2 + j)
-            _formula(monthly_sheet, r, 2 + j, f"=SUMIFS({cost},{month_range},$A{r},{category_range},{column}$1)", money)
-        _formula(monthly_sheet, r, 2 + len(categories), f"=SUM(B{r}:{get_column_letter(1 + len(categories))}{r})",
-                 money, bold=True)
-    sum_row = 2 + len(months)
-    _put(monthly_sheet, sum_row, 1, word("sum", lang), bold=True)
-    for j in range(len(categories) + 1):
-        column = get_column_letter(2 + j)
-        _formula(monthly_sheet, sum_row, 2 + j, f"=SUM({column}2:{column}{sum_row - 1})", money, bold=True)
+    sum_row = _sumifs_grid(monthly_sheet, word("month", lang), [labels[m] for m in months],
+                           [t(c, lang) for c in categories], lines_sheet.title, ("H", "A", "D"), first, last, money, lang)
     total_ref = _sheet_ref(monthly_sheet.title, f"{get_column_letter(2 + len(categories))}{sum_row}")
 
     first_usd, after_usd = timeline.first_run_split()
