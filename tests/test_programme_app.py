@@ -1,10 +1,12 @@
 """The programme view: presets, knobs, its frames and charts, and the widget in the kernel (the browser test is in
 tests/test_app_browser.py)."""
 import datetime
+import io
 import json
 from dataclasses import replace
 
 import numpy as np
+import openpyxl
 import pytest
 
 import workbench
@@ -179,6 +181,9 @@ def test_the_programme_file_downloads_and_loads_back_unchanged():
     assert "bad.json: programme · name=None" in fresh.banner.value and fresh.programme == view.programme
     csv = fresh.downloads.payload("programme_monthly.csv").decode()
     assert csv.startswith("month,calendar_month,workstream,cycle,stage,category,item,cost_type,cost_usd")
+    book = openpyxl.load_workbook(io.BytesIO(fresh.downloads.payload("programme.xlsx")))
+    assert book.sheetnames[:3] == ["Summary", "By month", "Monthly lines"]
+    assert book["Summary"]["A1"].value == view.programme.name
 
 
 def test_the_planner_opens_the_view_from_a_link_and_in_chinese():

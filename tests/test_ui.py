@@ -1,7 +1,9 @@
 """The planner's widgets driven from Python (fast); the browser tests check the same in Chromium."""
 import base64
+import io
 import json
 
+import openpyxl
 import pytest
 
 from workbench import Scenario, ScenarioError, estimate
@@ -108,7 +110,7 @@ def test_preset_language_currency_compare_and_link():
 
 def test_downloads_and_upload_round_trip():
     p = Planner(values={"params": 1.3e10})
-    assert [f["name"] for f in p.downloads.files] == ["cost_lines.csv", "scenario.json"]
+    assert [f["name"] for f in p.downloads.files] == ["cost_lines.csv", "scenario.json", "plan.xlsx"]
     scenario_json = p.downloads.payload("scenario.json").decode()
     assert Scenario.from_json(scenario_json).params == 1.3e10
     csv_text = p.downloads.payload("cost_lines.csv").decode()
@@ -118,6 +120,11 @@ def test_downloads_and_upload_round_trip():
     p.currency_toggle.value = "CNY"
     assert Scenario.from_json(p.downloads.payload("scenario.json").decode()).params == 2e10
     assert "cost_cny" in p.downloads.payload("cost_lines.csv").decode().splitlines()[0]
+    # the workbook of the plan as it is, in the page's language and currency (issue 31)
+    p.language.value = "zh"
+    book = openpyxl.load_workbook(io.BytesIO(p.downloads.payload("plan.xlsx")))
+    assert book.sheetnames[:2] == ["摘要", "成本明细"] and book["摘要"]["B3"].value == p.scenario.cny_per_usd
+    assert book["摘要"]["C4"].value > book["摘要"]["B4"].value  # the P10-P90 range of the page's Monte Carlo
     # a click's message is answered with the file; anything else is ignored
     sent = []
     p.downloads.send = sent.append

@@ -16,6 +16,9 @@ import traitlets
 
 log = logging.getLogger(__name__)
 
+#: The media type of an .xlsx workbook.
+XLSX_MIME = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+
 
 class Downloads(anywidget.AnyWidget):
     """Links for ``files`` ([{"name", "mime", "label"}]); ``provider(name) -> bytes`` makes a file on request."""

@@ -17,6 +17,7 @@ from ..formulas import mfu
 from ..plan.scenario import fields
 from ..reference.i18n import t
 from .app_controls import GROUP_LABELS
+from .downloads import XLSX_MIME
 from ..plan.presets import presets
 
 
@@ -53,7 +54,8 @@ class PlannerRendering:
         self.lines_title.value = f"<h4>{html.escape(t('lines', lang))}</h4>"
         self.png_button.description = t("export_png", lang)
         self.downloads.files = [{"name": "cost_lines.csv", "mime": "text/csv", "label": t("download_csv", lang)},
-                                {"name": "scenario.json", "mime": "application/json", "label": t("download_json", lang)}]
+                                {"name": "scenario.json", "mime": "application/json", "label": t("download_json", lang)},
+                                {"name": "plan.xlsx", "mime": XLSX_MIME, "label": t("download_xlsx", lang)}]
         self.upload.description = t("load_json", lang)
 
     def _show_resolved(self):
@@ -294,6 +296,11 @@ class PlannerRendering:
         """A file of the plan as it is now, made when the user asks for it (:class:`Downloads`)."""
         if name == "cost_lines.csv":
             return views.lines_csv(self.est, self.currency, self.lang).encode("utf-8")
+        if name == "plan.xlsx":
+            from ..programmes.levers import levers
+            from ..report import workbook  # openpyxl loads on the first workbook, not when the app starts
+            return workbook.estimate_workbook(self.est, self.currency, self.lang, mc=self.mc,
+                                              lever_table=levers(self.scenario))
         return self.scenario.to_json(indent=2).encode("utf-8")
 
     def _render_compare(self, table):

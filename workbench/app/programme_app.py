@@ -19,7 +19,7 @@ from ..report import programme_charts as pc, programme_views as pv
 from ..programmes import programme_presets as pp
 from .actuals_app import BillPanel
 from ..report.charts import ChartStack
-from .downloads import Downloads
+from .downloads import XLSX_MIME, Downloads
 from ..reference.i18n import t
 from .livechart import LiveChart
 from .programme_editor import ProgrammeEditor
@@ -121,7 +121,8 @@ class ProgrammeView:
             self._quiet = False
         self.upload.description = t("load_programme", lang)
         self.downloads.files = [{"name": "programme.json", "mime": "application/json", "label": t("download_programme", lang)},
-                                {"name": "programme_monthly.csv", "mime": "text/csv", "label": t("download_monthly", lang)}]
+                                {"name": "programme_monthly.csv", "mime": "text/csv", "label": t("download_monthly", lang)},
+                                {"name": "programme.xlsx", "mime": XLSX_MIME, "label": t("download_xlsx", lang)}]
 
     def set_language(self, lang, currency):
         self.lang, self.currency = lang, currency
@@ -379,6 +380,9 @@ class ProgrammeView:
             return (self.programme.to_json() + "\n").encode()
         if name == "programme_monthly.csv":
             return pv.monthly_csv(self.timeline).encode()
+        if name == "programme.xlsx":
+            from ..report import workbook  # openpyxl loads on the first workbook, not when the app starts
+            return workbook.plan_workbook(self.timeline, self.currency, self.lang, pv.rate(self.timeline, self.currency))
         raise KeyError(name)
 
     def to_json(self) -> str:

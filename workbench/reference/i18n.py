@@ -56,6 +56,7 @@ TEXT = {
     "this_plan": ("this plan", "当前方案"), "value": ("value", "取值"), "scenario": ("Scenario", "方案"),
     "lines": ("Cost lines, with formula and source", "成本明细（含公式与出处）"),
     "download_csv": ("Download cost lines (CSV)", "下载成本明细（CSV）"),
+    "download_xlsx": ("Download workbook (Excel, live formulas)", "下载工作簿（Excel，公式可编辑）"),
     "download_json": ("Download scenario (JSON)", "下载方案（JSON）"),
     "export_png": ("Export charts (PNG)", "导出图表（PNG）"), "load_json": ("Load scenario (JSON)", "载入方案（JSON）"),
     "copy_link": ("Copy link", "复制链接"), "copied": ("Link copied", "链接已复制"),
