@@ -4,7 +4,7 @@
     >>> est = workbench.estimate(workbench.Scenario(params="70B", tokens="2T", gpu="A100-SXM4-80GB"))
     >>> est.gpu_hours, est.total_cost_usd, est.lines
 
-See the README for a tour of the modules and where each default comes from.
+See docs/architect-guide.md for a tour of the modules and docs/cost-model.md for where each default comes from.
 """
 import importlib
 import sys
