@@ -174,6 +174,14 @@ def test_exports_are_offline_data_links(page, voila_url):
             page.locator(f"a.wb-download[download='{name}']").click()
         assert download.value.suggested_filename == name
         assert check(open(download.value.path(), encoding="utf-8").read())
+    # the workbook, made by the kernel when clicked (issue 31)
+    with page.expect_download(timeout=TIMEOUT) as download:
+        page.locator("a.wb-download[download='plan.xlsx']").click()
+    import io
+    import openpyxl
+    book = openpyxl.load_workbook(io.BytesIO(Path(download.value.path()).read_bytes()))  # the path has no suffix
+    assert book.sheetnames[:3] == ["Summary", "Cost lines", "By stage"]
+    assert book["Cost lines"]["G2"].value == "=D2*F2"
     page.get_by_role("button", name="Export charts (PNG)").click()
     page.wait_for_selector("a.wb-download[download='stage.png']", timeout=TIMEOUT)
     assert page.locator("a.wb-download[download$='.png']").count() == 6  # one per chart
@@ -436,6 +444,13 @@ def test_a_billing_export_uploaded_in_the_programme_view_shows_plan_against_actu
     assert "Compute" in page.inner_text(".wb-bill-chart") and "Planned and actual to date by team" in page.inner_text(
         ".wb-bill-details")
     assert "Compute budget 3,000,000 USD: 100 % not reached" in message  # the budget's forecast, beside the bill
+    tables = page.inner_text(".wb-bill-tables")
+    for title in ("Plan against actual to date, by category", "Plan against actual, by calendar month the bill covers",
+                  "Actual spend against each budget's alert lines"):
+        assert title in tables
+    with page.expect_download(timeout=TIMEOUT) as download:
+        page.locator("a.wb-download[download='bill_review.xlsx']").click()
+    assert download.value.suggested_filename == "bill_review.xlsx"
     assert page.external_requests == [] and not page.errors and "Traceback" not in page.content()
 
 

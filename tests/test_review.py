@@ -69,7 +69,7 @@ def test_compute_above_plan_is_flagged_and_the_forecast_follows_its_run_rate(pla
     compute = result.by_category.set_index("category").loc["compute"]
     assert compute["ratio"] == pytest.approx(1.3) and compute["over_plan"]
     flag = next(f for f in result.flags if f["kind"] == "over_plan")
-    assert flag["category"] == "compute" and "+30%" in flag["message"]
+    assert flag["category"] == "compute" and "(+30 %;" in flag["message"]
     # by hand, category by category: fixed lines stay at plan, elastic ones go at the category's
     # (actual - fixed to date) / elastic to date; the categories on plan keep their plan
     lines = plan.lines.assign(billed=plan.lines["category"].map(review.BILLED_AS)).dropna(subset=["billed"])

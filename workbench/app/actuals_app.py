@@ -13,10 +13,11 @@ from pathlib import Path
 import ipywidgets as w
 import pandas as pd
 
-from ..report import programme_charts as pc, programme_views as pv
+from ..report import bill_views as bv, programme_charts as pc, programme_views as pv
 from ..bill.actuals import APP_LIMITS, UNATTRIBUTED, ActualsError, read_focus
 from ..report.charts import ChartStack
 from ..reference.i18n import t
+from .downloads import XLSX_MIME, Downloads
 from .livechart import LiveChart
 from ..bill.review import ReviewError, compare, flag_text
 
@@ -45,9 +46,14 @@ class BillPanel:
         self.message.add_class("wb-bill-message")
         self.chart = LiveChart()
         self.chart.add_class("wb-bill-chart")
+        self.tables = w.HTML()
+        self.tables.add_class("wb-bill-tables")
         self.details = w.HTML()
         self.details.add_class("wb-bill-details")
-        self.widget = w.VBox([w.HBox([self.upload, self.start]), self.message, self.chart, self.details])
+        self.downloads = Downloads(self._download)
+        self.downloads.add_class("wb-bill-downloads")
+        self.widget = w.VBox([w.HBox([self.upload, self.start]), self.message, self.downloads, self.tables, self.chart,
+                              self.details])
         self.widget.add_class("wb-bill")
         self.set_language(lang, currency)
 
@@ -55,6 +61,9 @@ class BillPanel:
         self.lang, self.currency = lang, currency
         self.upload.description = t("load_bill", lang)
         self.start.description = t("bill_start", lang)
+        self.downloads.files = [] if self.review is None else [
+            {"name": "bill_review.csv", "mime": "text/csv", "label": t("download_review_csv", lang)},
+            {"name": "bill_review.xlsx", "mime": XLSX_MIME, "label": t("download_review_xlsx", lang)}]
         self._render()
 
     def set_plan(self, timeline):
@@ -117,19 +126,60 @@ class BillPanel:
         except ReviewError as error:
             self._error(error.message(self.lang), t("bill_not_compared", self.lang))
             return
-        self._render()
+        self.set_language(self.lang, self.currency)  # the review's downloads, then the page
 
     def _error(self, text, heading=None):
         """The reason, and nothing of an earlier bill left on screen as if it were this one's."""
         self.review = None
         self.chart.layout.display = "none"
-        self.details.value = ""
+        self.details.value = self.tables.value = ""
+        self.downloads.files = []
         self.message.value = (f"<div class='wb-error'><b>{html.escape(heading or t('bill_not_read', self.lang))}</b><br>"
                               f"{html.escape(text)}</div>")
 
     # -- drawing ----------------------------------------------------------------------------------------
     def _money(self, usd) -> str:
-        return f"{usd * pv.rate(self.timeline, self.currency):,.0f} {self.currency}"
+        return f"{amount(usd * pv.rate(self.timeline, self.currency))} {self.currency}"
+
+    def _compared(self, frame, key: str, key_label: str) -> str:
+        """An HTML table of a :mod:`workbench.report.bill_views` comparison (amounts already in the currency)."""
+        lang, cur = self.lang, self.currency
+        head = [key_label, f"{t('planned', lang).capitalize()} [{cur}]", f"{t('actual', lang).capitalize()} [{cur}]",
+                f"{t('bill_gap', lang)} [{cur}]", t("bill_versus", lang)]
+        rows = "".join(
+            "<tr>" + f"<td>{html.escape(t(str(r[key]), lang) if r[key] == UNATTRIBUTED else str(r[key]))}</td>"
+            + "".join(f"<td class='wb-num'>{amount(r[c])}</td>" for c in ("planned", "actual", "difference"))
+            + f"<td>{html.escape(r['versus'])}</td></tr>" for r in frame.to_dict("records"))
+        return ("<table class='wb-lines'><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>"
+                + rows + "</table>")
+
+    def _comparison_tables(self, rate: float) -> str:
+        """Plan against actual by category and by calendar month, and spend against the alert lines."""
+        lang, review = self.lang, self.review
+        parts = [f"<b>{html.escape(t('bill_by_category', lang))}</b>"
+                 + self._compared(bv.by_category(review, lang, rate), "category", t("category", lang)),
+                 f"<b>{html.escape(t('bill_by_month', lang))}</b>"
+                 + self._compared(bv.by_month(review, lang, rate), "month", t("month", lang))]
+        alerts = bv.alert_table(review, lang, rate)
+        if not alerts.empty:
+            cur = self.currency
+            head = [t("budget", lang), f"{t('amount', lang)} [{cur}]", t("bill_alert_line", lang),
+                    f"{t('bill_threshold', lang)} [{cur}]", f"{t('bill_spent_to_date', lang)} [{cur}]",
+                    t("bill_reached", lang)]
+            rows = "".join("<tr>" + "".join(
+                f"<td>{html.escape(amount(r[c]) if c in ('amount', 'threshold', 'spent') else str(r[c]))}</td>"
+                for c in ("budget", "amount", "alert", "threshold", "spent", "reached")) + "</tr>"
+                for r in alerts.to_dict("records"))
+            parts.append(f"<b>{html.escape(t('bill_alert_table', lang))}</b><table class='wb-lines'><tr>"
+                         + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>" + rows + "</table>")
+        return "".join(parts)
+
+    def _download(self, name: str) -> bytes:
+        rate = pv.rate(self.timeline, self.currency)
+        if name == "bill_review.csv":
+            return bv.review_csv(self.review, self.lang, self.currency, rate).encode("utf-8")
+        from ..report import workbook  # openpyxl loads on the first workbook, not when the app starts
+        return workbook.review_workbook(self.review, self.bill, self.currency, self.lang, rate)
 
     def _render(self):
         review, bill, lang = self.review, self.bill, self.lang
@@ -163,6 +213,7 @@ class BillPanel:
                 notes.append(t("bill_spent", lang).format(resource=t(alert.resource, lang),
                                                           budget=self._money(alert.budget_usd), day=alert.day.date()))
         self.message.value = "<div class='wb-notes'>" + "<br>".join(html.escape(n) for n in notes) + "</div>"
+        self.tables.value = self._comparison_tables(rate)
         spend, lines = pv.plan_vs_actual(review, lang, rate)
         spec, datasets = self.stack.update({"bill": (pc.plan_vs_actual, {"spend": spend, "lines": lines},
                                                      {"title": t("chart_plan_vs_actual", lang),
@@ -174,32 +225,37 @@ class BillPanel:
             parts.append(f"<b>{html.escape(t('bill_flags', lang))}</b><ul>" + "".join(
                 f"<li>{html.escape(flag_text(f, lang, self.currency, rate))}</li>" for f in review.flags[:20]) + "</ul>")
         for key, table in review.tags.items():
-            order = table.assign(_size=table[["planned_usd", "actual_usd"]].abs().max(axis=1)).sort_values(
-                "_size", ascending=False)
-            shown = order.head(20)
-            more = len(order) - len(shown)
+            shown, more = bv.tag_table(table, rate, lang)
+            if shown.empty:
+                continue
             parts.append(f"<b>{html.escape(t('bill_by_tag', lang).format(key=t(key, lang)))}</b>"
-                         + _table(shown, ("value", "planned_usd", "actual_usd"), rate, self.currency, lang, key)
+                         + self._compared(shown, "value", t(key, lang))
                          + (f"<div class='wb-notes'>{html.escape(t('bill_more_values', lang).format(count=more))}</div>"
                             if more > 0 else ""))
         if len(bill.rejected):
             shown = bill.rejected.head(20).assign(reason=bill.reasons(lang).head(20))
             more = len(bill.rejected) - len(shown)
             parts.append(f"<b>{html.escape(t('bill_rejected', lang))}</b>"
-                         + _table(shown, ("file", "row", "column", "reason", "value") if len(bill.files) > 1 else
-                                  ("row", "column", "reason", "value"), rate, self.currency, lang)
+                         + _table(shown, ("file", "row", "column", "reason", "value", "cost_usd") if len(bill.files) > 1
+                                  else ("row", "column", "reason", "value", "cost_usd"), rate, self.currency, lang)
                          + (f"<div class='wb-notes'>{html.escape(t('bill_more_rejected', lang).format(count=more))}</div>"
                             if more > 0 else ""))
         self.details.value = "".join(parts)
 
 
+def amount(value: float) -> str:
+    """Money as a reader writes it: whole units, cents below 100 (a test bill of 15 USD is not '0' and '15')."""
+    return f"{value:,.0f}" if abs(value) >= 100 else f"{value:,.2f}"
+
+
 def _table(frame, columns, rate, currency, lang="en", key=None) -> str:
     names = {"value": t(key, lang) if key else t("bill_value", lang), "planned_usd": f"{t('planned', lang)} [{currency}]",
              "actual_usd": f"{t('actual', lang)} [{currency}]", "row": t("bill_row", lang),
-             "column": t("bill_column", lang), "reason": t("bill_reason", lang), "file": t("bill_file", lang)}
+             "column": t("bill_column", lang), "reason": t("bill_reason", lang), "file": t("bill_file", lang),
+             "cost_usd": f"{t('bill_money', lang)} [{currency}]"}
     head = "".join(f"<th>{html.escape(names.get(c, c))}</th>" for c in columns)
     body = "".join("<tr>" + "".join(
-        f"<td>{html.escape(f'{row[c] * rate:,.0f}' if c.endswith('_usd') else t(str(row[c]), lang) if row[c] == UNATTRIBUTED else str(row[c]))}</td>"
+        f"<td>{html.escape(amount(row[c] * rate) if c.endswith('_usd') and pd.notna(row[c]) else '' if c.endswith('_usd') else t(str(row[c]), lang) if row[c] == UNATTRIBUTED else str(row[c]))}</td>"
         for c in columns)
         + "</tr>" for _, row in frame.iterrows())
     return f"<table class='wb-lines'><tr>{head}</tr>{body}</table>"

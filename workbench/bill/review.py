@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .actuals import UNATTRIBUTED, Actuals
+from ..reference.i18n import t
 from ..plan.scenario_fields import excerpt
 from ..programmes.timeline import UNTAGGED, Timeline
 
@@ -193,8 +194,7 @@ def compare(bill: Actuals, plan, start: str | None = None, budget_usd: float | N
     flags = [{"kind": "over_plan", "category": r.category, "planned_usd": r.planned_usd, "actual_usd": r.actual_usd,
               "ratio": float(r.ratio), "over_share": over_share,
               "message": f"{r.category}: {r.actual_usd:,.0f} USD spent to date against {r.planned_usd:,.0f} planned "
-                         f"({'no plan' if not np.isfinite(r.ratio) else f'{r.ratio - 1:+.0%}'}; flagged above "
-                         f"+{over_share:.0%})"}
+                         f"({versus(r.planned_usd, r.actual_usd)}; flagged above +{over_share:.0%})"}
              for r in by_category.itertuples() if r.over_plan]
     flags += _unit_cost_flags(rows, unit_cost_rise) + _idle_flags(rows)
     span = [str(m) for m in pd.period_range(months[0], months[-1], freq="M")] if months else []
@@ -421,15 +421,30 @@ def demo_export(plan: Timeline, path, months: int = 3, start: str = "2025-01", f
     return path
 
 
+#: Below this, in USD, an amount is nothing (a tag value with no spend in the plan or the bill is not listed).
+NOTHING_USD = 0.005
+#: Above this ratio of actual to planned, a difference reads as "x N the plan", not as a percentage in thousands.
+TIMES_FROM = 10.0
+
+
+def versus(planned_usd: float, actual_usd: float, lang: str = "en") -> str:
+    """Actual against planned in words: ``+12 %``, ``−40 %``, ``× 1,279 the plan``, ``not in the plan``."""
+    if abs(planned_usd) < NOTHING_USD:
+        return "" if abs(actual_usd) < NOTHING_USD else t("bill_not_planned", lang)
+    ratio = actual_usd / planned_usd
+    if ratio >= TIMES_FROM:
+        return t("bill_times_plan", lang).format(times=f"{ratio:,.0f}")
+    return f"{(ratio - 1) * 100:+.0f} %".replace("-", "−")
+
+
 def flag_text(flag: dict, lang: str = "en", currency: str = "USD", rate: float = 1.0) -> str:
     """A flag's message in ``lang``, amounts in ``currency`` at ``rate`` per USD (English: ``flag["message"]``)."""
     if lang != "zh" and currency == "USD" and flag["kind"] != "no_billed_budget":
         return flag["message"]
-    from ..reference.i18n import t
     kind = flag["kind"]
     money = lambda usd, digits=0: f"{usd * rate:,.{digits}f} {currency}"  # noqa: E731
     if kind == "over_plan":
-        change = "—" if not np.isfinite(flag["ratio"]) else f"{flag['ratio'] - 1:+.0%}"
+        change = versus(flag["planned_usd"], flag["actual_usd"], lang)
         return t("flag_over_plan", lang).format(category=t(flag["category"], lang), actual=money(flag["actual_usd"]),
                                                 planned=money(flag["planned_usd"]), change=change,
                                                 limit=f"+{flag['over_share']:.0%}")

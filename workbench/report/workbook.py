@@ -23,6 +23,8 @@ from ..plan.estimate import CATEGORIES, STAGES
 from ..plan.scenario import fields
 from ..programmes.timeline import warning_text
 from ..reference.i18n import choice_label, t
+from . import bill_views
+from ..bill.actuals import UNATTRIBUTED
 from .csv_export import FORMULA_STARTS
 
 #: Headings and labels, English and Chinese.
@@ -57,6 +59,18 @@ WORDS = {
     "cost_per_m": ("Cost per million served tokens [{cur}]", "每百万服务 token 成本 [{cur}]"),
     "cost_month": ("Cost [{cur}]", "成本 [{cur}]"), "trained_tokens": ("Tokens trained", "训练 token 数"),
     "served_tokens": ("Tokens served", "服务 token 数"),
+    "review": ("Bill against plan", "账单与计划对比"), "by_category": ("By category", "按类别"),
+    "by_tag": ("By tag", "按标签"), "rejected": ("Rejected rows", "被拒绝的行"), "tag": ("Tag", "标签"),
+    "planned": ("Planned [{cur}]", "计划 [{cur}]"), "actual": ("Actual [{cur}]", "实际 [{cur}]"),
+    "difference": ("Actual − planned [{cur}]", "实际 − 计划 [{cur}]"), "versus": ("Against plan", "相对计划"),
+    "rows_read": ("Bill records read", "读取的账单记录"), "rejected_rows": ("Records rejected", "被拒绝的记录"),
+    "rejected_money": ("Money in rejected records [{cur}]", "被拒绝记录所含金额 [{cur}]"),
+    "actual_to_date": ("Actual to date [{cur}]", "迄今实际 [{cur}]"),
+    "planned_to_date": ("Planned to date [{cur}]", "迄今计划 [{cur}]"),
+    "forecast": ("Forecast at completion, billed categories [{cur}]", "完工预测（账单类别） [{cur}]"),
+    "planned_billed": ("Plan, billed categories, whole horizon [{cur}]", "计划（账单类别，整个计划期） [{cur}]"),
+    "spent": ("Spent to date [{cur}]", "迄今支出 [{cur}]"), "reached": ("Reached", "触线"),
+    "file": ("File", "文件"), "line": ("Line", "行号"), "column": ("Column", "列"), "reason": ("Reason", "原因"),
 }
 
 _BOLD = Font(bold=True)
@@ -402,3 +416,99 @@ def _plan_kpis(book, timeline, currency: str, rate: float, lang: str) -> None:
         _put(sheet, i, 3, row["trained_tokens"], _WHOLE)
         _put(sheet, i, 4, row["served_tokens"], _WHOLE)
         _put(sheet, i, 5, row["usd_per_million_served_tokens"] * rate, "#,##0.0000")
+
+
+# -- a bill against its plan --------------------------------------------------------------------------------------
+
+def review_workbook(review, bill, currency: str = "USD", lang: str = "en", rate: float = 1.0) -> bytes:
+    """A bill review (:class:`workbench.bill.review.Review` of ``bill``) as an ``.xlsx``: summary; plan against actual
+    by category, by calendar month and by tag (difference and ratio as formulas, totals as sums); spend against the
+    alert lines; rejected records with their money. Every amount is its USD value times the rate cell."""
+    money = _money_format(currency)
+    book = Workbook()
+    summary = book.active
+    summary.title = word("summary", lang)
+    rate_ref = _sheet_ref(summary.title, "$B$3")
+
+    def usd(sheet, row, column, value):  # an amount in the display currency that follows the rate cell
+        if value is None or not np.isfinite(float(value)):
+            return _put(sheet, row, column, None)
+        return _formula(sheet, row, column, f"={float(value)!r}*{rate_ref}", money)
+
+    def compared(title: str, key_heading: str, frame: pd.DataFrame, key: str) -> None:
+        sheet = book.create_sheet(title)
+        _header(sheet, 1, [key_heading, word("planned", lang, cur=currency), word("actual", lang, cur=currency),
+                           word("difference", lang, cur=currency), word("versus", lang)], [28, 18, 18, 20, 14])
+        for i, record in enumerate(frame.to_dict("records"), start=2):
+            _put(sheet, i, 1, t(str(record[key]), lang) if key in ("category",) else str(record[key]))
+            usd(sheet, i, 2, record["planned_usd"])
+            usd(sheet, i, 3, record["actual_usd"])
+            _formula(sheet, i, 4, f"=C{i}-B{i}", money)
+            _formula(sheet, i, 5, f'=IF(ABS(B{i})<0.005,"",C{i}/B{i}-1)', "+0%;-0%;0%")
+        end = 1 + len(frame)
+        _put(sheet, end + 1, 1, word("sum", lang), bold=True)
+        for column in "BCD":
+            _formula(sheet, end + 1, " BCD".index(column) + 1, f"=SUM({column}2:{column}{max(end, 2)})", money, bold=True)
+
+    compared(word("by_category", lang), word("category", lang), review.by_category, "category")
+    compared(word("monthly", lang), word("month", lang), bill_views.billed_months(review), "month")
+    tags = [table.assign(tag=t(key, lang)) for key, table in review.tags.items()]
+    if tags:
+        frame = pd.concat(tags, ignore_index=True)
+        frame = frame[frame[["planned_usd", "actual_usd"]].abs().max(axis=1) >= bill_views.NOTHING_USD]
+        colon = "：" if lang == "zh" else ": "
+        frame = frame.assign(value=[f"{tag}{colon}{t(value, lang) if value == UNATTRIBUTED else value}"
+                                    for tag, value in zip(frame["tag"], frame["value"])])
+        compared(word("by_tag", lang), word("tag", lang), frame, "value")
+
+    alerts = book.create_sheet(word("crossings", lang))
+    table = bill_views.alert_table(review, lang, 1.0)
+    _header(alerts, 1, [word("resource", lang), word("budget", lang) + f" [{currency}]", word("alert", lang),
+                        word("threshold", lang, cur=currency), word("spent", lang, cur=currency), word("reached", lang)],
+            [16, 18, 12, 18, 18, 18])
+    for i, record in enumerate(table.to_dict("records"), start=2):
+        _put(alerts, i, 1, record["budget"])
+        usd(alerts, i, 2, record["amount"])
+        _put(alerts, i, 3, record["alert"])
+        usd(alerts, i, 4, record["threshold"])
+        usd(alerts, i, 5, record["spent"])
+        _put(alerts, i, 6, record["reached"])
+
+    rejected = book.create_sheet(word("rejected", lang))
+    _header(rejected, 1, [word(k, lang) for k in ("file", "line", "column", "reason")]
+            + [word("value", lang), word("rejected_money", lang, cur=currency)], [24, 10, 18, 60, 30, 18])
+    reasons = bill.reasons(lang)
+    for i, (record, reason) in enumerate(zip(bill.rejected.to_dict("records"), reasons), start=2):
+        _put(rejected, i, 1, record.get("file"))
+        _put(rejected, i, 2, record.get("row"))
+        _put(rejected, i, 3, record.get("column"))
+        _put(rejected, i, 4, reason)
+        _put(rejected, i, 5, None if record.get("value") is None else str(record.get("value")))
+        usd(rejected, i, 6, record.get("cost_usd"))
+
+    by_category = review.by_category
+    _put(summary, 1, 1, word("review", lang), bold=True)
+    summary["A1"].font = Font(bold=True, size=14)
+    _put(summary, 2, 1, word("actual_to_date", lang, cur=currency), bold=True)
+    _formula(summary, 2, 2, f"={_sheet_ref(word('by_category', lang), f'C{len(by_category) + 2}')}", money, bold=True)
+    _rate_cell(summary, 3, currency, rate, lang)
+    for row, (key, value) in enumerate((("planned_to_date", by_category["planned_usd"].sum()),
+                                        ("forecast", review.forecast_usd),
+                                        ("planned_billed", review.planned_billed_usd),
+                                        ("rejected_money", bill.rejected_usd)), start=4):
+        _put(summary, row, 1, word(key, lang, cur=currency))
+        usd(summary, row, 2, value)
+    _put(summary, 8, 1, word("rows_read", lang))
+    _put(summary, 8, 2, int(bill.rows_read), _WHOLE)
+    _put(summary, 9, 1, word("rejected_rows", lang))
+    _put(summary, 9, 2, int(bill.rejected_count), _WHOLE)
+    summary.column_dimensions["A"].width = 52
+    summary.column_dimensions["B"].width = 22
+    summary.column_dimensions["C"].width = 40
+    _warnings(book, [bill_flag for bill_flag in _flag_texts(review, lang, currency, rate)], lang)
+    return _to_bytes(book)
+
+
+def _flag_texts(review, lang: str, currency: str, rate: float) -> list[str]:
+    from ..bill.review import flag_text
+    return [flag_text(flag, lang, currency, rate) for flag in review.flags]
