@@ -29,13 +29,14 @@ def test_parse_app_query_keeps_good_values_and_reports_bad_ones():
     assert values == {"params": 7e10}
     assert options == {"lang": "zh", "currency": "CNY"}
     # messages come in the link's language
-    assert any(e.startswith("MFU（mfu） = 2.0：超出允许范围；允许：0.01 到 0.95 之间的数字") for e in errors), errors
+    # for the app's reader: the field's label, not its id, and no exponents
+    assert any(e.startswith("MFU = 2：超出允许范围；允许：0.01 到 0.95 之间的数字") for e in errors), errors
     assert any(e.startswith("foo = '1'：未知字段") for e in errors), errors
-    assert any(e.startswith("激活参数量（active_params） = 80000000000：超过总参数量 7e+10") for e in errors), errors
+    assert any(e.startswith("激活参数量 = 800 亿：超过总参数量 700 亿") for e in errors), errors
     _, _, english = parse_app_query("?params=70B&mfu=2&foo=1&active_params=80B")
-    assert any(e.startswith("mfu=2.0: is out of range") for e in english)
+    assert any(e.startswith("MFU 2: is out of range") for e in english), english
     assert any(e.startswith("foo='1': unknown field") for e in english)
-    assert any(e.startswith("active_params=80000000000: exceeds params=7e+10") for e in english)
+    assert any(e.startswith("Active parameters 80 B: exceeds Parameters 70 B") for e in english), english
 
 
 def test_repeated_url_key_follows_the_same_rule_as_from_query():
@@ -43,7 +44,7 @@ def test_repeated_url_key_follows_the_same_rule_as_from_query():
     with pytest.raises(ScenarioError, match="^params='7B': is given twice in the URL"):
         Scenario.from_query("params=70B&params=7B")
     values, _, errors = parse_app_query("params=70B&params=7B&tokens=1T")
-    assert values == {"tokens": 1e12} and errors == ["params='7B': is given twice in the URL; allowed: one value per field"]
+    assert values == {"tokens": 1e12} and errors == ["Parameters '7B': is given twice in the URL; allowed: one value per field"]
 
 
 def test_planner_matches_estimate(planner):
@@ -55,7 +56,7 @@ def test_typed_value_validates_next_to_its_control():
     p = Planner()
     before = p.est.total_cost_usd
     p.controls["params"].text.value = "abc"
-    assert "params=&#x27;abc&#x27;: is not a number" in p.controls["params"].message.value
+    assert "Parameters &#x27;abc&#x27;: is not a number; allowed: a number from 1 M to 10 T" in p.controls["params"].message.value
     assert p.est.total_cost_usd == before and p.values["params"] == 7e9
     p.controls["params"].text.value = "70B"
     assert p.controls["params"].message.value == ""
@@ -76,8 +77,8 @@ def test_cross_field_error_keeps_last_valid_state():
     p = Planner()
     before = p.est.total_cost_usd
     p.controls["active_params"].text.value = "8B"  # above 7B total parameters
-    assert "exceeds params" in p.controls["active_params"].message.value
-    assert "exceeds params" in p.banner.value
+    assert "exceeds Parameters" in p.controls["active_params"].message.value
+    assert "exceeds Parameters" in p.banner.value
     assert p.est.total_cost_usd == before
     p.controls["params"].text.value = "70B"  # now valid again
     assert p.est.scenario.active_params == 8e9 and p.banner.value == ""
@@ -138,7 +139,7 @@ def test_downloads_and_upload_round_trip():
     fresh._upload_changed({"new": [{"name": "s.json", "content": memoryview(scenario_json.encode())}]})
     assert fresh.scenario.params == 1.3e10
     fresh._upload_changed({"new": [{"name": "bad.json", "content": memoryview(b'{"params": -1}')}]})
-    assert "params=-1: is out of range" in fresh.upload_message.value and fresh.scenario.params == 1.3e10
+    assert "Parameters -1: is out of range" in fresh.upload_message.value and fresh.scenario.params == 1.3e10
 
 
 def test_advanced_controls_are_built_on_first_opening():
@@ -233,7 +234,7 @@ def test_figures_of_the_last_valid_inputs_are_marked_while_a_value_is_refused():
     p.controls["params"].text.value = "13B"
     assert "wb-stale" not in p.chart._dom_classes and p.banner.value == ""
     p.controls["active_params"].text.value = "20B"  # valid alone, above params: a cross-field rule
-    assert "wb-stale" in p.chart._dom_classes and "exceeds params" in p.banner.value
+    assert "wb-stale" in p.chart._dom_classes and "exceeds Parameters" in p.banner.value
     p.controls["active_params"].text.value = ""
     assert "wb-stale" not in p.chart._dom_classes and p.est.scenario.params == 13e9
 

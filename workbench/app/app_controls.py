@@ -13,6 +13,7 @@ import numpy as np
 
 from ..reference import catalog, prices
 from ..report.views import format_quantity
+from ..report import views
 from ..reference.i18n import CHOICE_LABELS, choice_label, t
 from ..plan.scenario import ScenarioError, check_field
 
@@ -117,9 +118,9 @@ class FieldControl:
         label = f.label_zh if lang == "zh" else f.label
         unit = t(f.unit, lang) if f.unit else ""
         self.label.value = f"<b>{html.escape(label)}</b>" + (f" <span class='wb-unit'>[{html.escape(unit)}]</span>" if unit else "")
-        self.help.value = html.escape(f.help_zh if lang == "zh" else f.help)
+        self.help.value = html.escape(views.readable(f.help_zh if lang == "zh" else f.help, lang))
         if self.rejected and self.error is not None:
-            self.set_error(self.error.message(lang))
+            self.set_error(self.error.message(lang, reader=True))
         if self.auto is not None:
             self.auto.description = t("auto", lang)
             self.auto.tooltip = t("auto_hint", lang)
@@ -210,7 +211,7 @@ class FieldControl:
             value = check_field(self.field.name, change["new"])
         except ScenarioError as error:
             self.rejected, self.error = True, error
-            self.set_error(error.message(self.lang))
+            self.set_error(error.message(self.lang, reader=True))
             if self.on_reject is not None:
                 self.on_reject(self.field.name)
             return

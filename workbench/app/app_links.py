@@ -126,10 +126,10 @@ def parse_app_query(query: str):
         if len(given[key]) > 1:  # as for scenario fields: say so rather than let one of them win unseen
             errors.append(ScenarioError(key, given[key][1], "is given twice in the URL", f"one value; the first "
                                         f"({excerpt(given[key][0])}) is used",
-                                        f"只给一次；使用第一个值（{excerpt(given[key][0])}）").message(lang))
+                                        f"只给一次；使用第一个值（{excerpt(given[key][0])}）").message(lang, reader=True))
     if given["lang"] and not re.fullmatch(r"(en|zh)([-_].*)?", given["lang"][0].strip().lower()):
         errors.append(ScenarioError("lang", given["lang"][0], "is not a language of the app",
-                                    "en or zh (English is used)", "en 或 zh（使用英文）").message(lang))
+                                    "en or zh (English is used)", "en 或 zh（使用英文）").message(lang, reader=True))
     if given["currency"]:
         value = given["currency"][0]
         if value.strip().upper() in CURRENCIES:
@@ -137,11 +137,11 @@ def parse_app_query(query: str):
         else:
             errors.append(ScenarioError("currency", value, "is not a currency of the app",
                                         f"{', '.join(CURRENCIES)} (USD is used)",
-                                        f"{', '.join(CURRENCIES)}（使用 USD）").message(lang))
+                                        f"{', '.join(CURRENCIES)}（使用 USD）").message(lang, reader=True))
     if any(k in PROGRAMME_KEYS for k, _ in pairs):  # the programme view's own keys: read there, reported here
         errors += _programme_options(pairs, query, options, lang)
     values, problems = query_fields(query, ignore=APP_PARAMS + PROGRAMME_KEYS)
-    errors += [problem.message(lang) for problem in problems]
+    errors += [problem.message(lang, reader=True) for problem in problems]
     linked_precision, fallback_note = values.get("precision"), None
     while True:  # drop fields that break a rule involving several fields, one at a time
         try:
@@ -151,8 +151,8 @@ def parse_app_query(query: str):
             if error.field == "precision" and "gpu" in values and error.allowed and fallback_note is None:
                 # the link names a GPU without the (default or given) precision: keep the GPU, at a precision it has
                 values["precision"] = error.allowed.split(", ")[0]
-                fallback_note = (f"{error.message(lang)}（{t('used_instead', lang)}：{values['precision']}）" if lang == "zh"
-                                 else f"{error.message(lang)} ({t('used_instead', lang)}: {values['precision']})")
+                fallback_note = (f"{error.message(lang, reader=True)}（{t('used_instead', lang)}：{values['precision']}）" if lang == "zh"
+                                 else f"{error.message(lang, reader=True)} ({t('used_instead', lang)}: {values['precision']})")
                 errors.append(fallback_note)
                 continue
             # a catalog gap (no price or TDP for the GPU) is reported under a field the link may not hold:
@@ -171,7 +171,7 @@ def parse_app_query(query: str):
                         values["precision"] = linked_precision
                     fallback_note = None
             else:
-                errors.append(error.message(lang))
+                errors.append(error.message(lang, reader=True))
             if culprit is None:
                 values = {}
                 break
@@ -186,7 +186,7 @@ def _programme_options(pairs, query, options, lang) -> list[str]:
     views = [value for key, value in pairs if key == "view"]
     if views and views[0] not in ("programme", "single"):
         errors.append(ScenarioError("view", views[0], "is not a view of the app",
-                                    "single or programme (single is used)", "single 或 programme（使用 single）").message(lang))
+                                    "single or programme (single is used)", "single 或 programme（使用 single）").message(lang, reader=True))
     options["view"] = "programme" if views and views[0] == "programme" else "single"
     preset, knobs, problems = programme_presets.parse_query(query, lang)
     options["programme_preset"], options["programme_knobs"] = preset, knobs

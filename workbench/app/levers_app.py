@@ -11,6 +11,8 @@ import logging
 import ipywidgets as w
 
 from ..reference.i18n import t
+from ..reference.numbers import money
+from ..report import views
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +32,10 @@ class LeverPanel:
         self.message = w.HTML()
         self.rows = w.VBox()
         self.rows.add_class("wb-levers-table")
+        # levers that lose money once their risk is priced, or cannot help here: behind "show all"
+        self.show_all = w.ToggleButton(value=False, layout=w.Layout(width="auto"))
+        self.show_all.add_class("wb-levers-show-all")
+        self.show_all.observe(lambda _change: self._render(), "value")
         self.widget = w.VBox([self.title, self.find, self.message, self.rows])
         self.widget.add_class("wb-levers")
         self.set_language(lang, currency, rate)
@@ -55,7 +61,7 @@ class LeverPanel:
             self.table = levers(self.scenario)
         except ScenarioError as error:
             self.table = None
-            self.message.value = f"<div class='wb-error'>{html.escape(error.message(self.lang))}</div>"
+            self.message.value = f"<div class='wb-error'>{html.escape(error.message(self.lang, reader=True))}</div>"
             return
         except Exception:  # noqa: BLE001 - a defect: a message, never a silent panel
             log.exception("levers failed: %s", self.scenario.to_json() if self.scenario is not None else None)
@@ -72,42 +78,61 @@ class LeverPanel:
             self._render()
 
     def _money(self, usd) -> str:
-        return f"{usd * self.rate:,.0f} {self.currency}"
+        return money(usd * self.rate, self.currency, self.lang)
+
+    def _row(self, lever, lowers: bool = False):
+        """One lever: Apply, what it saves and risks, what it changes in words; its source on hover."""
+        lang = self.lang
+        button = w.Button(description=t("levers_apply", lang), layout=w.Layout(width="80px", min_width="80px",
+                                                                              flex="0 0 auto"))
+        button.add_class("wb-lever-apply")
+        button.add_class(f"wb-lever-{lever.lever}")
+        label = lever.name_zh if lang == "zh" else lever.name
+        button.on_click(lambda _b, applied=lever.applied, label=label: self._apply(applied, label))
+        days = t("levers_sooner" if lever.days_saved >= 0.05 else "levers_later" if lever.days_saved <= -0.05
+                 else "levers_same_days", lang).format(days=abs(lever.days_saved))
+        text = t("levers_row", lang).format(
+            name=label, saving=self._money(lever.saving_usd),
+            risk=self._money(lever.risk_usd) if lever.risk_priced else t("levers_risk_not_priced", lang),
+            adjusted=self._money(lever.risk_adjusted_saving_usd), days=days,
+            changes=views.describe_changes(lever.changes, lever.applied, lang))
+        crosses = "".join(f"<br><span class='wb-boundary'>⚠ {html.escape(t('levers_crosses', lang))} "
+                          f"{html.escape(views.readable(warning, lang))}</span>" for warning in lever.crosses)
+        mark = (f"<span class='wb-boundary'>{html.escape(t('levers_lowers_service', lang))}</span><br>"
+                if lowers else "")
+        risk = views.readable(lever.risk_zh if lang == "zh" else lever.risk, lang)
+        detail = w.HTML(f"<div class='wb-lever'>{mark}<b>{html.escape(text)}</b><br><span class='wb-lever-risk' "
+                        f"title=\"{html.escape(lever.source, quote=True)}\">{html.escape(risk)} ⓘ</span>{crosses}</div>")
+        return w.HBox([button, detail], layout=w.Layout(align_items="flex-start", margin="0 0 6px 0"))
 
     def _render(self):
         lang = self.lang
         if self.table is None:
             name, applied = self.applied
-            changes = "; ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in applied.items())
+            changes = views.describe_changes("; ".join(f"{k}=" for k in applied), applied, lang)
             text = t("levers_applied", lang).format(name=name, changes=changes) if name else t("levers_hint", lang)
             self.message.value = f"<div class='wb-lever-risk'>{html.escape(text)}</div>"
             self.rows.children = ()
             return
-        usable = self.table[self.table["applicable"]]
+        table = self.table
+        helps = table["applicable"] & ~table["lowers_service"] & (table["risk_adjusted_saving_usd"] > 0.005)
+        service = table["applicable"] & table["lowers_service"]
+        rest = table["applicable"] & ~helps & ~service  # they lose money once their risk is priced
         self.message.value = f"<div class='wb-lever-risk'>{html.escape(t('levers_explained', lang))}</div>"
-        rows = []
-        for lever in usable.itertuples():
-            button = w.Button(description=t("levers_apply", lang), layout=w.Layout(width="80px", min_width="80px",
-                                                                                  flex="0 0 auto"))
-            button.add_class("wb-lever-apply")
-            button.add_class(f"wb-lever-{lever.lever}")
-            label = lever.name_zh if lang == "zh" else lever.name
-            button.on_click(lambda _b, applied=lever.applied, label=label: self._apply(applied, label))
-            days = t("levers_sooner" if lever.days_saved >= 0.05 else "levers_later" if lever.days_saved <= -0.05
-                     else "levers_same_days", lang).format(days=abs(lever.days_saved))
-            text = t("levers_row", lang).format(
-                name=lever.name_zh if lang == "zh" else lever.name, saving=self._money(lever.saving_usd),
-                risk=self._money(lever.risk_usd) if lever.risk_priced else t("levers_risk_not_priced", lang),
-                adjusted=self._money(lever.risk_adjusted_saving_usd), days=days, changes=lever.changes)
-            crosses = "".join(f"<br><span class='wb-boundary'>⚠ {html.escape(t('levers_crosses', lang))} "
-                              f"{html.escape(warning)}</span>" for warning in lever.crosses)
-            detail = w.HTML(f"<div class='wb-lever'><b>{html.escape(text)}</b><br><span class='wb-lever-risk'>"
-                            f"{html.escape(lever.risk_zh if lang == 'zh' else lever.risk)} ({html.escape(lever.source)})"
-                            f"</span>{crosses}</div>")
-            rows.append(w.HBox([button, detail], layout=w.Layout(align_items="flex-start", margin="0 0 6px 0")))
-        skipped = self.table[~self.table["applicable"]]
-        if len(skipped):
-            rows.append(w.HTML("<div class='wb-lever-risk'>" + html.escape(t("levers_not_applicable", lang)) + " " + "; ".join(
-                html.escape(f"{r.name_zh if lang == 'zh' else r.name} ({r.why_not})") for r in skipped.itertuples())
-                + "</div>"))
+        rows = [self._row(lever) for lever in table[helps].itertuples()]
+        if service.any():
+            rows.append(w.HTML(f"<div class='wb-lever-risk'><b>{html.escape(t('levers_service', lang))}</b></div>"))
+            rows += [self._row(lever, lowers=True) for lever in table[service].itertuples()]
+        hidden = table[rest | ~table["applicable"]]
+        if len(hidden):
+            self.show_all.description = t("levers_show_all", lang).format(count=len(hidden))
+            rows.append(self.show_all)
+        if self.show_all.value:
+            rows += [self._row(lever) for lever in table[rest].itertuples()]
+            skipped = table[~table["applicable"]]
+            if len(skipped):
+                rows.append(w.HTML("<div class='wb-lever-risk'>" + html.escape(t("levers_not_applicable", lang)) + " "
+                                   + "; ".join(html.escape(f"{r.name_zh if lang == 'zh' else r.name} "
+                                                           f"({views.readable(r.why_not, lang)})")
+                                               for r in skipped.itertuples()) + "</div>"))
         self.rows.children = rows

@@ -16,6 +16,7 @@ from ..report import charts, views
 from ..formulas import mfu
 from ..plan.scenario import fields
 from ..reference.i18n import t
+from ..reference.numbers import plain
 from .app_controls import GROUP_LABELS
 from .downloads import XLSX_MIME
 from ..plan.presets import presets
@@ -263,7 +264,7 @@ class PlannerRendering:
                   (d["serving_cost_per_million_output_tokens_usd"], t("per_million_out", lang))]
         parts = [f"{usd * r:,.3f} {cur} {label}" for usd, label in prices if np.isfinite(usd)]
         if np.isfinite(d["serving_cost_per_million_tokens_usd"]):
-            parts.append(f"{t('blended', lang)} {d['serving_cost_per_million_tokens_usd'] * r:,.3f}")
+            parts.append(f"{d['serving_cost_per_million_tokens_usd'] * r:,.3f} {cur} {t('per_million_blended', lang)}")
         tpot = (f", {d['serving_tpot_ms']:,.1f} {t('tpot', lang)}" if np.isfinite(d["serving_tpot_ms"])
                 and s.output_tokens_per_request > 0 else "")
         parts.append(f"{d['serving_gpus']:,.1f} {t('serving_gpus', lang)} ({t('replica', lang)} "
@@ -284,11 +285,14 @@ class PlannerRendering:
                 t("formula_source", lang)]
         rows = []
         for r in table.to_dict("records"):
+            # the formula and its source on hover (and in the CSV and workbook): they name the model's inputs
+            how = e(f"{r['formula']}\n{r['source']}", quote=True)
             rows.append(
                 f"<tr><td class='wb-tag'>{e(r['stage'])}</td><td class='wb-tag'>{e(r['category'])}</td><td>{e(r['item'])}</td>"
-                f"<td class='wb-num'>{r['quantity']:,.4g} {e(r['unit'])}</td>"
-                f"<td class='wb-num'>{r[f'unit_cost_{code}']:,.4g}</td><td class='wb-num'><b>{r[f'cost_{code}']:,.0f}</b></td>"
-                f"<td class='wb-tag'>{e(r['cost_type'])}</td><td class='wb-source'>{e(r['formula'])}<br>{e(r['source'])}</td></tr>")
+                f"<td class='wb-num'>{e(plain(r['quantity'], lang))} {e(t(r['unit'], lang))}</td>"
+                f"<td class='wb-num'>{e(plain(r[f'unit_cost_{code}'], lang))}</td>"
+                f"<td class='wb-num'><b>{r[f'cost_{code}']:,.0f}</b></td>"
+                f"<td class='wb-tag'>{e(r['cost_type'])}</td><td class='wb-source' title=\"{how}\">ⓘ {e(t('how_computed', lang))}</td></tr>")
         self.lines_table.value = ("<table class='wb-lines'><thead><tr>" + "".join(f"<th>{e(h)}</th>" for h in head)
                                   + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
 

@@ -56,7 +56,7 @@ def _safe(method):
         try:
             return method(self, *args, **kwargs)
         except ScenarioError as error:
-            self._show_banner([error.message(self.lang)])
+            self._show_banner([error.message(self.lang, reader=True)])
         except Exception:  # noqa: BLE001 - the page must never see a traceback
             log.exception("planner callback failed")
             self._show_banner([t("internal_error", self.lang)])
@@ -347,7 +347,7 @@ class Planner(PlannerRendering):
                                     f"不超过 {MAX_UPLOAD_BYTES / 1e6:g} MB 的 JSON 文件")
             scenario = Scenario.from_json(content, single=True)
         except ScenarioError as error:
-            self._upload_failed(error.message(self.lang))
+            self._upload_failed(error.message(self.lang, reader=True))
             return
         if self.set_scenario(scenario):
             self.upload_message.value = ""
@@ -374,7 +374,7 @@ class Planner(PlannerRendering):
         started = time.perf_counter()
         if scenario.batch_size is not None:
             self._show_banner([ScenarioError("scenario", "batch", "a batch of scenarios cannot be shown",
-                                             "a single scenario").message(self.lang)])
+                                             "a single scenario").message(self.lang, reader=True)])
             return False
         results = self._evaluate(scenario)
         if results is None:
@@ -392,8 +392,8 @@ class Planner(PlannerRendering):
         except ScenarioError as error:
             control = self.controls.get(error.field.split("[")[0]) or self.controls.get(changed)
             if control is not None:
-                control.set_error(error.message(self.lang))
-            self._show_banner([f"{t('invalid', self.lang)}: {error.message(self.lang)}"])
+                control.set_error(error.message(self.lang, reader=True))
+            self._show_banner([f"{t('invalid', self.lang)}: {error.message(self.lang, reader=True)}"])
             self._mark_stale(True)  # the figures are of the last valid scenario
             return False
         results = self._evaluate(scenario)
@@ -412,7 +412,7 @@ class Planner(PlannerRendering):
             return (est, sensitivity(scenario, base=est), views.size_curve(scenario),
                     monte_carlo(scenario, n=APP_MONTE_CARLO_DRAWS, seed=0, base=est))
         except ScenarioError as error:
-            self._show_banner([f"{t('invalid', self.lang)}: {error.message(self.lang)}"])
+            self._show_banner([f"{t('invalid', self.lang)}: {error.message(self.lang, reader=True)}"])
         except Exception:  # noqa: BLE001 - a defect; the user keeps a consistent page and a plain message
             log.exception("estimating a scenario failed: %s", scenario.to_json())
             self._show_banner([t("internal_error", self.lang)])

@@ -48,22 +48,58 @@ class ScenarioError(ValueError):
         self.allowed_zh = allowed_zh
         super().__init__(self.message("en"))
 
-    def message(self, lang: str = "en") -> str:
-        """The message in ``lang`` (``en`` or ``zh``); problems without a translation stay English."""
+    def message(self, lang: str = "en", reader: bool = False) -> str:
+        """The message in ``lang`` (``en`` or ``zh``); problems without a translation stay English. ``reader``: for
+        the app's reader, the field named by its label (not its id) and numbers without exponents (``1e+13`` ->
+        ``10 T``); the command line keeps the ids its options are made of."""
+        if reader:
+            return _labelled(_plain_numbers(self._message(lang, reader=True), lang), lang)
+        return self._message(lang)
+
+    def _message(self, lang: str, reader: bool = False) -> str:
         shown = excerpt(self.value)
+        if reader and isinstance(self.value, (int, float)) and not isinstance(self.value, bool):
+            from ..reference.numbers import plain
+            shown = plain(self.value, lang)  # 80 B, not 80000000000
         field = self.field if len(self.field) <= EXCERPT_CHARS else f"{self.field[:EXCERPT_CHARS]}..."
+        spec = fields_or_none()
+        base = self.field.split("[")[0]
         if lang != "zh":
-            text = f"{field}={shown}: {self.problem}"
+            if reader and spec and base in spec:
+                text = f"{spec[base].label} {shown}: {self.problem}"
+            else:
+                text = f"{field}={shown}: {self.problem}"
             return f"{text}; allowed: {self.allowed}" if self.allowed else text
         units = {"characters": "个字符", "items": "项", "digits": "位数字"}
         shown = "（空）" if self.value is None else re.sub(r"\.\.\. \(([\d,]+) (characters|items|digits)\)$",
                                                        lambda m: f"...（共 {m[1]} {units[m[2]]}）", shown)
-        spec = fields_or_none()
-        base = self.field.split("[")[0]
-        label = f"{spec[base].label_zh}（{field}）" if spec and base in spec else field
+        label = (spec[base].label_zh if reader else f"{spec[base].label_zh}（{field}）") if spec and base in spec \
+            else field
         text = f"{label} = {shown}：{problem_zh(self.problem)}"
         allowed = self.allowed_zh or (problem_zh(self.allowed) if self.allowed else "")
         return f"{text}；允许：{allowed}" if allowed else text
+
+
+_EXPONENT = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?e[-+]?\d+(?![\w.])")
+
+
+_IDENTIFIER = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")
+
+
+def _labelled(text: str, lang: str) -> str:
+    """Field ids in ``text`` (``n_layers``) replaced by their labels, quoted."""
+    spec = fields_or_none() or {}
+    name = (lambda n: spec[n].label_zh if lang == "zh" else spec[n].label)
+    text = re.sub(r"\b([a-z][a-z0-9_]*)=(?=\S)", lambda m: f"{name(m.group(1))} " if m.group(1) in spec
+                  else m.group(0), text)
+    return _IDENTIFIER.sub(lambda m: f"“{spec[m.group(0)].label_zh if lang == 'zh' else spec[m.group(0)].label}”"
+                           if m.group(0) in spec else m.group(0), text)
+
+
+def _plain_numbers(text: str, lang: str) -> str:
+    """Numbers written with an exponent in ``text`` as a reader writes them (``1e+13`` -> ``10 T``)."""
+    from ..reference.numbers import plain
+    return _EXPONENT.sub(lambda m: plain(float(m.group(0)), lang), text)
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,7 @@ from ..plan.scenario import Scenario, ScenarioError, fields
 
 COLUMNS = ("lever", "name", "name_zh", "changes", "applicable", "saving_usd", "risk_usd", "risk_adjusted_saving_usd",
            "days_saved", "value_of_days_usd", "total_usd", "risk", "risk_zh", "risk_priced", "source", "crosses",
-           "why_not", "applied")
+           "why_not", "applied", "lowers_service")
 
 
 #: The conditions ``applies_when`` may name (see :func:`_conditions`).
@@ -181,7 +181,9 @@ def levers(plan=None) -> pd.DataFrame:
         # a risk the model prices is stated as "Modelled: ..." in the table; others are words and a source only
         row = {"lever": lever.lever, "name": lever.name, "name_zh": lever.name_zh, "risk": lever.risk,
                "risk_zh": lever.risk_zh, "source": lever.source, "why_not": "",
-               "risk_priced": str(lever.risk).startswith("Modelled")}
+               "risk_priced": str(lever.risk).startswith("Modelled"),
+               # requests dropped or queued beyond the latency target: a lower service, never a plain saving
+               "lowers_service": str(getattr(lever, "lowers_service", "") or "").strip().lower() == "true"}
         if failing:
             rows.append({**row, "changes": lever.changes, "applicable": False, "why_not": failing[0], "applied": {},
                          "crosses": []})
@@ -259,8 +261,10 @@ def _ranked(rows: list) -> pd.DataFrame:
     table.loc[nothing, ["applicable", "crosses"]] = [[False, []] for _ in range(int(nothing.sum()))] if nothing.any() \
         else table.loc[nothing, ["applicable", "crosses"]]
     table["applicable"] = table["applicable"].astype(bool)
+    table["lowers_service"] = table["lowers_service"].astype(object).fillna(False).astype(bool)
     table["_rank"] = table["risk_adjusted_saving_usd"] + table["value_of_days_usd"]
-    return table.sort_values(["applicable", "_rank"], ascending=[False, False],
+    # a lever that lowers the service level comes after every plain saving, whatever it saves
+    return table.sort_values(["applicable", "lowers_service", "_rank"], ascending=[False, True, False],
                              na_position="last", kind="stable").drop(columns="_rank").reset_index(drop=True)
 
 

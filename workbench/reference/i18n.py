@@ -38,7 +38,9 @@ TEXT = {
     "tpot": ("ms per output token", "毫秒/输出 token"), "serving_gpus": ("serving GPUs", "推理 GPU"),
     "serving_traffic": ("at {requests:,.0f} requests a day, peak {peak:g}x the average, {utilisation:.0%} of capacity used",
                         "按每天 {requests:,.0f} 个请求、峰值为均值的 {peak:g} 倍计，容量利用率 {utilisation:.0%}"),
-    "serving_not_in_total": ("not in the total: serving_months = 0", "未计入总成本：推理月数为 0"),
+    "serving_not_in_total": ("not in the total: the plan serves for 0 months (Advanced > Serving)",
+                             "未计入总成本：推理月数为 0（高级设置 > 推理服务）"),
+    "per_million_blended": ("per million tokens, input and output together", "每百万 token（输入输出合计）"),
     "serving_in_total": ("in the total for {months:g} months", "已计入总成本 {months:g} 个月"),
     "not_served": ("no serving figure for this plan (see the warnings)", "本方案无推理数据（见警告）"),
     "days_total": ("days for all training stages, failures included", "天（全部训练阶段，含故障）"),
@@ -56,6 +58,7 @@ TEXT = {
     "this_plan": ("this plan", "当前方案"), "value": ("value", "取值"), "scenario": ("Scenario", "方案"),
     "lines": ("Cost lines, with formula and source", "成本明细（含公式与出处）"),
     "download_csv": ("Download cost lines (CSV)", "下载成本明细（CSV）"),
+    "how_computed": ("formula and source", "公式与出处"),
     "download_xlsx": ("Download workbook (Excel, live formulas)", "下载工作簿（Excel，公式可编辑）"),
     "download_json": ("Download scenario (JSON)", "下载方案（JSON）"),
     "export_png": ("Export charts (PNG)", "导出图表（PNG）"), "load_json": ("Load scenario (JSON)", "载入方案（JSON）"),
@@ -256,6 +259,11 @@ TEXT = {
     "levers_title": ("Levers: what to change to spend less", "降本措施：如何少花钱"),
     "levers_find": ("Find levers", "查找降本措施"),
     "levers_apply": ("Apply", "应用"),
+    "levers_service": ("These save money by lowering the service: requests dropped or answered late at peaks",
+                       "以下措施靠降低服务水平省钱：高峰时请求被丢弃或延迟响应"),
+    "levers_lowers_service": ("Lowers the service level, not a plain saving", "降低服务水平，并非单纯节省"),
+    "levers_show_all": ("Show all levers ({count} more: they lose money once their risk is priced, or cannot help here)",
+                        "显示全部措施（另有 {count} 项：计入风险后亏钱，或在此无效）"),
     "levers_hint": ("Prices each way to spend less on this scenario, with its risk (one batch of estimates).",
                     "为当前方案计算每种降本方式及其风险（一次批量估算）。"),
     "levers_explained": ("Ranked by risk-adjusted saving. Saving: if nothing goes wrong; risk: the expected cost of "
@@ -461,7 +469,7 @@ CHOICE_LABELS = {
                   "serve_only": ("serve an open model only", "只上线开源模型")},
     "pricing": {"on_demand": ("on-demand", "按需"), "reserved_1y": ("reserved, 1 year", "预留 1 年"),
                 "reserved_3y": ("reserved, 3 years", "预留 3 年"), "spot": ("spot (interruptible)", "竞价（可被中断）"),
-                "self_hosted": ("self-hosted", "自建")},
+                "self_hosted": ("self-hosted", "自建"), "same": ("as the cluster", "与训练集群相同")},
     "recompute": {"none": ("none", "不重算"), "selective": ("selective", "选择性重算"), "full": ("full", "完全重算")},
     "attention_kernel": {"flash": ("flash (fused)", "flash（融合内核）"), "standard": ("standard", "标准")},
     "serving_prefill": {"interleaved": ("interleaved", "交替"), "disaggregated": ("disaggregated", "分离")},
@@ -470,9 +478,14 @@ CHOICE_LABELS = {
 }
 
 
+#: Fields whose choices are another field's (the stages' pricing modes are the cluster's, and "same").
+CHOICES_OF = {"experiment_pricing": "pricing", "post_training_pricing": "pricing", "serving_pricing": "pricing",
+              "serving_peak_pricing": "pricing"}
+
+
 def choice_label(field: str, choice: str, lang: str = "en") -> str:
     """The menu label of ``choice`` of ``field`` in ``lang``; the id itself when it has none."""
-    pair = CHOICE_LABELS.get(field, {}).get(choice)
+    pair = CHOICE_LABELS.get(CHOICES_OF.get(field, field), {}).get(choice)
     return choice if pair is None else pair[1] if lang == "zh" else pair[0]
 
 

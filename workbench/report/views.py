@@ -6,6 +6,8 @@ frames as they are.
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 
@@ -144,6 +146,9 @@ def format_quantity(value, digits: int = 6) -> str:
     text = f"{x:.{digits}g}"
     if "e+" in text and abs(x) >= 1e3:  # 2810 at 3 digits: 2.81k, not 2.81e+03
         return f"{x / 1e3:.{digits}g}k"
+    if "e-" in text:  # 6.705e-05 -> 0.00006705: a reader types and reads no exponent
+        decimals = digits - 1 - int(np.floor(np.log10(abs(x))))
+        return f"{x:.{decimals}f}".rstrip("0").rstrip(".")
     return text
 
 
@@ -170,6 +175,54 @@ def _shown(name, value, lang, digits=4) -> str:
     if isinstance(value, float):
         return format_quantity(value, digits=digits)
     return choice_label(name, str(value), lang)
+
+
+_ASSIGNMENT = re.compile(r"\b([a-z][a-z0-9_]*)\s?=\s?([^\s;:,)]+)")
+_IDENTIFIER = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")
+_COLON = (": ", "：")
+_DATA_FILE = re.compile(r"\s*\(?\bdata/[a-z_]+\.csv\)?")
+
+
+def field_label(name: str, lang: str = "en") -> str:
+    """The label of scenario field ``name`` in ``lang`` (``name`` itself when it is no field)."""
+    field = fields().get(name)
+    return name if field is None else field.label_zh if lang == "zh" else field.label
+
+
+def readable(text: str, lang: str = "en") -> str:
+    """``text`` with the model's field ids in the reader's words: ``pricing=reserved_1y`` -> ``Pricing mode: reserved,
+    1 year``, ``label_noise_share`` -> its label; data file names (``(data/x.csv)``) dropped, their place being the
+    source shown on hover. Ids that are no field are left as they are."""
+    spec = fields()
+
+    def assignment(match):
+        name, value = match.group(1), match.group(2)
+        if name not in spec:
+            return match.group(0)
+        try:
+            shown = _shown(name, float(value), lang) if spec[name].type != "text" and not spec[name].choices else \
+                choice_label(name, value, lang)
+        except ValueError:
+            shown = choice_label(name, value, lang)
+        return f"{field_label(name, lang)}{_COLON[lang == 'zh']}{shown}"
+
+    out = _ASSIGNMENT.sub(assignment, _DATA_FILE.sub("", str(text)))
+    return _IDENTIFIER.sub(lambda m: f"“{field_label(m.group(0), lang)}”" if m.group(0) in spec else m.group(0), out)
+
+
+def describe_changes(changes: str, applied: dict, lang: str = "en") -> str:
+    """What a lever changes, in the reader's words: each field it names (``changes``: ``a=x; b=y``) with the value
+    it takes (``applied``): ``Pricing mode: spot (interruptible); Experiment pricing: on-demand``."""
+    names = [part.split("=", 1)[0].strip() for part in str(changes).split(";") if "=" in part]
+    spec = fields()
+
+    def value(name):
+        shown = _shown(name, applied[name], lang)
+        unit = spec[name].unit if name in spec and isinstance(applied[name], (int, float)) else ""
+        return f"{shown} {t(unit, lang)}" if unit and unit not in ("fraction", "factor") else shown
+
+    return ("；" if lang == "zh" else "; ").join(
+        f"{field_label(name, lang)}{_COLON[lang == 'zh']}{value(name)}" for name in names if name in applied)
 
 
 def compare_long(table: pd.DataFrame, lang="en") -> pd.DataFrame:
