@@ -459,7 +459,7 @@ def test_a_lever_applied_from_the_table_changes_the_scenario_and_its_total(page,
     expected = levers().set_index("lever").loc["fp8", "total_usd"]
     open_app(page, voila_url + "?checkpoint_interval_hours=24")
     # the boundary crossed is said beside its control and in the notes
-    assert "checkpoint_interval_hours=24 is" in page.inner_text(".wb-notes")
+    assert "Checkpoint interval: 24 is" in page.inner_text(".wb-notes")
     page.locator("button.wb-levers-find").click()
     page.wait_for_selector("button.wb-lever-checkpoint_interval", timeout=TIMEOUT)
     assert "Checkpoint at the Young/Daly interval" in page.inner_text(".wb-levers")

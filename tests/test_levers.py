@@ -202,7 +202,7 @@ def test_the_planner_says_a_boundary_beside_its_control_and_applies_a_lever():
     planner = Planner(values={"checkpoint_interval_hours": 24})
     planner.advanced.selected_index = planner.advanced_groups.index("failures")  # the control is built on opening
     assert "wb-boundary" in planner.controls["checkpoint_interval_hours"].message.value
-    assert "checkpoint_interval_hours=24 is" in planner.controls["checkpoint_interval_hours"].message.value
+    assert "Checkpoint interval: 24 is" in planner.controls["checkpoint_interval_hours"].message.value
     planner.lever_panel._find()
     buttons = {c.children[0]._dom_classes[-1]: c.children[0] for c in planner.lever_panel.rows.children
                if hasattr(c, "children") and c.children}

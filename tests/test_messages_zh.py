@@ -44,3 +44,26 @@ def test_the_serving_replica_error_in_chinese():
         estimate(params=70e9, gpu="H100", serving_tensor_parallel=1, serving_months=1)
     assert "需要 2 块 GPU 的 H100-SXM5-80GB 显存" in err.value.message("zh")
     assert english_left(err.value.message("zh")) == []
+
+
+def test_every_cost_line_and_unit_has_a_chinese_name():
+    """Issue 31: a cost line's name and unit read in Chinese in the Chinese UI, workbook and CSV; a new line without
+    a row in data/line_items_zh.csv (or a new unit) fails here."""
+    from workbench import Scenario, estimate
+    from workbench.programmes import programme_presets, timeline
+    from workbench.reference.i18n import item_label, unit_label
+    items, units = set(), set()
+    for values in ({}, {"pricing": "self_hosted"}, {"pricing": "reserved_1y"}, {"pricing": "spot"},
+                   {"plan_kind": "open_weights", "serving_months": 12}, {"plan_kind": "serve_only", "serving_months": 12},
+                   {"serving_months": 12, "serving_provisioning": "autoscaling"}, {"precision": "fp8"},
+                   {"serving_months": 6, "serving_pricing": "reserved_1y", "serving_peak_pricing": "on_demand"}):
+        lines = estimate(Scenario(**values)).lines
+        items |= set(lines["item"])
+        units |= set(lines["unit"])
+    for preset in programme_presets.presets()["id"]:
+        items |= set(timeline.evaluate(programme_presets.preset(preset)).lines["item"])
+    assert len(items) > 55
+    untranslated = sorted(i for i in items if item_label(i, "zh") == i or re.search(r"[a-z]{3,}", item_label(i, "zh"))
+                          and not re.search(r"^(SFT|GPU|CPU|API|GB)", item_label(i, "zh")))
+    assert untranslated == []
+    assert sorted(u for u in units if unit_label(u, "zh") == u and u not in ("GB",)) == []

@@ -17,6 +17,7 @@ from ..report import bill_views as bv, programme_charts as pc, programme_views a
 from ..bill.actuals import APP_LIMITS, UNATTRIBUTED, ActualsError, read_focus
 from ..report.charts import ChartStack
 from ..reference.i18n import t
+from ..reference.numbers import money
 from .downloads import XLSX_MIME, Downloads
 from .livechart import LiveChart
 from ..bill.review import ReviewError, compare, flag_text
@@ -139,7 +140,8 @@ class BillPanel:
 
     # -- drawing ----------------------------------------------------------------------------------------
     def _money(self, usd) -> str:
-        return f"{amount(usd * pv.rate(self.timeline, self.currency))} {self.currency}"
+        value = usd * pv.rate(self.timeline, self.currency)
+        return money(value, self.currency, "zh") if self.lang == "zh" else f"{amount(value)} {self.currency}"
 
     def _compared(self, frame, key: str, key_label: str) -> str:
         """An HTML table of a :mod:`workbench.report.bill_views` comparison (amounts already in the currency)."""
@@ -199,7 +201,7 @@ class BillPanel:
         apart = charges.drop(["Usage", "Purchase"], errors="ignore")
         if (apart.abs() > 0.005).any():
             notes.append(t("bill_credits", lang).format(items="; ".join(
-                f"{name} {self._money(usd)}" for name, usd in apart.items() if abs(usd) > 0.005)))
+                f"{t(name, lang)} {self._money(usd)}" for name, usd in apart.items() if abs(usd) > 0.005)))
         for column, values in bill.unrecognised().items():
             notes.append(t("bill_unrecognised", lang).format(column=column, values=", ".join(
                 f"{name} ({self._money(usd)})" for name, usd in list(values.items())[:6])))

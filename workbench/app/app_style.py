@@ -6,6 +6,7 @@ CSS = """
 .wb-name { font-size: 18px; font-weight: 600; margin-top: 6px; }
 .wb-subtitle { color: #555; margin-bottom: 6px; }
 .wb-help { color: #777; margin: -6px 0 0 165px; }
+.wb-glossary { text-decoration: underline dotted; cursor: help; }
 .wb-help .widget-html-content { font-size: 11px; line-height: 1.25; }
 .wb-control .widget-html-content { line-height: 1.3; }
 .wb-message .widget-html-content { line-height: 1.3; }

@@ -97,7 +97,7 @@ class LeverPanel:
             adjusted=self._money(lever.risk_adjusted_saving_usd), days=days,
             changes=views.describe_changes(lever.changes, lever.applied, lang))
         crosses = "".join(f"<br><span class='wb-boundary'>⚠ {html.escape(t('levers_crosses', lang))} "
-                          f"{html.escape(views.readable(warning, lang))}</span>" for warning in lever.crosses)
+                          f"{html.escape(views.warning_text(warning, lang))}</span>" for warning in lever.crosses)
         mark = (f"<span class='wb-boundary'>{html.escape(t('levers_lowers_service', lang))}</span><br>"
                 if lowers else "")
         risk = views.readable(lever.risk_zh if lang == "zh" else lever.risk, lang)

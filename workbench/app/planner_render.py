@@ -15,8 +15,8 @@ from ..reference import catalog
 from ..report import charts, views
 from ..formulas import mfu
 from ..plan.scenario import fields
-from ..reference.i18n import t
-from ..reference.numbers import plain
+from ..reference.i18n import t, with_glossary
+from ..reference.numbers import money, plain
 from .app_controls import GROUP_LABELS
 from .downloads import XLSX_MIME
 from ..plan.presets import presets
@@ -154,7 +154,7 @@ class PlannerRendering:
                              f"<span class='wb-render-ms'>{self.last_render_ms:.0f}</span> ms</span>")
 
     def _money(self, usd) -> str:
-        return f"{usd * views.rate(self.est, self.currency):,.0f} {self.currency}"
+        return money(usd * views.rate(self.est, self.currency), self.currency, self.lang)
 
     def _render_headline(self):
         est, d, lang, s = self.est, self.est.details, self.lang, self.scenario
@@ -182,8 +182,9 @@ class PlannerRendering:
                           "wb-per-million"))
         title = f"<div class='wb-name'>{html.escape(s.name)}</div>" if s.name else ""
         serving_text = self._serving_text()
-        html_cards = "".join(f"<div class='wb-card {cls}'><div class='wb-card-label'>{html.escape(label)}</div>"
-                             f"<div class='wb-card-value'>{html.escape(value)}</div></div>" for label, value, cls in cards)
+        g = lambda text: with_glossary(html.escape(text), lang)  # noqa: E731 - jargon explained on hover
+        html_cards = "".join(f"<div class='wb-card {cls}'><div class='wb-card-label'>{g(label)}</div>"
+                             f"<div class='wb-card-value'>{g(value)}</div></div>" for label, value, cls in cards)
         alerts = self._burn[1]
         basis = t("budget_basis_given" if s.budget_usd is not None else "budget_basis_plan", lang)
         alert_text = " · ".join(f"{html.escape(label)}: {html.escape(when)}"
@@ -192,7 +193,7 @@ class PlannerRendering:
         self.headline.value = (f"{title}{self._unfit_message() if unfit else ''}"
                                f"<div class='wb-cards{' wb-unfit' if unfit else ''}'>{html_cards}</div>"
                                + (f"<div class='wb-memory'><b>{html.escape(t('memory_per_gpu', lang))}</b>: "
-                                  f"{html.escape(self._memory_text())}</div>" if kind != "serve_only" else "") +
+                                  f"{g(self._memory_text())}</div>" if kind != "serve_only" else "") +
                                f"<div class='wb-serving'><b>{html.escape(t('serving', lang))}</b>: "
                                f"{html.escape(serving_text)}</div>"
                                f"<div class='wb-alerts'><b>{html.escape(t('alerts', lang))}</b> ({html.escape(basis)}): "
@@ -200,7 +201,7 @@ class PlannerRendering:
         notes = est.warnings
         self._show_boundaries()
         self.notes.value = ("<div class='wb-notes'><b>" + html.escape(t("warnings", lang)) + ":</b> "
-                            + " ".join(html.escape(n) for n in notes) + "</div>") if notes else ""
+                            + " ".join(html.escape(views.warning_text(n, lang)) for n in notes) + "</div>") if notes else ""
 
     def _memory_text(self) -> str:
         """Memory per GPU against the usable capacity, the layout, and where the MFU comes from."""
@@ -251,7 +252,7 @@ class PlannerRendering:
         for note in self.est.warnings if self.est is not None else ():
             control = self.controls.get(boundaries.field_of(note) or "")
             if control is not None:
-                control.set_note(note)
+                control.set_note(views.warning_text(note, self.lang))
 
     def _serving_text(self) -> str:
         """USD (or CNY) per million input / output / blended tokens, GPUs, replica, batch and latency; a price with
@@ -289,7 +290,7 @@ class PlannerRendering:
             how = e(f"{r['formula']}\n{r['source']}", quote=True)
             rows.append(
                 f"<tr><td class='wb-tag'>{e(r['stage'])}</td><td class='wb-tag'>{e(r['category'])}</td><td>{e(r['item'])}</td>"
-                f"<td class='wb-num'>{e(plain(r['quantity'], lang))} {e(t(r['unit'], lang))}</td>"
+                f"<td class='wb-num'>{e(plain(r['quantity'], lang))} {e(r['unit'])}</td>"
                 f"<td class='wb-num'>{e(plain(r[f'unit_cost_{code}'], lang))}</td>"
                 f"<td class='wb-num'><b>{r[f'cost_{code}']:,.0f}</b></td>"
                 f"<td class='wb-tag'>{e(r['cost_type'])}</td><td class='wb-source' title=\"{how}\">ⓘ {e(t('how_computed', lang))}</td></tr>")

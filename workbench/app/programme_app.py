@@ -20,6 +20,7 @@ from ..programmes import programme_presets as pp
 from .actuals_app import BillPanel
 from ..report.charts import ChartStack
 from .downloads import XLSX_MIME, Downloads
+from ..reference.numbers import money
 from ..reference.i18n import t
 from .livechart import LiveChart
 from .programme_editor import ProgrammeEditor
@@ -331,7 +332,7 @@ class ProgrammeView:
             self.on_link(self.link_query())
 
     def _money(self, usd) -> str:
-        return f"{usd * pv.rate(self.timeline, self.currency):,.0f} {self.currency}"
+        return money(usd * pv.rate(self.timeline, self.currency), self.currency, self.lang)
 
     def _render_headline(self):
         lang, tl = self.lang, self.timeline

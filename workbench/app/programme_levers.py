@@ -12,6 +12,7 @@ import logging
 import ipywidgets as w
 
 from ..programmes.levers import apply_programme_lever, programme_levers
+from ..reference.numbers import money
 from ..reference.i18n import t
 
 log = logging.getLogger(__name__)
@@ -87,7 +88,7 @@ class ProgrammeLevers:
 
     def _money(self, usd) -> str:
         rate = self.programme.base_scenario.cny_per_usd if self.currency == "CNY" else 1.0
-        return f"{usd * rate:,.0f} {self.currency}"
+        return money(usd * rate, self.currency, self.lang)
 
     def _draw(self):
         if self.table is None:

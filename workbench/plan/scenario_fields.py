@@ -58,7 +58,8 @@ class ScenarioError(ValueError):
 
     def _message(self, lang: str, reader: bool = False) -> str:
         shown = excerpt(self.value)
-        if reader and isinstance(self.value, (int, float)) and not isinstance(self.value, bool):
+        if reader and isinstance(self.value, (int, float)) and not isinstance(self.value, bool) \
+                and abs(self.value) < 1e300:  # an integer of 400 digits stays the excerpt it is
             from ..reference.numbers import plain
             shown = plain(self.value, lang)  # 80 B, not 80000000000
         field = self.field if len(self.field) <= EXCERPT_CHARS else f"{self.field[:EXCERPT_CHARS]}..."

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from . import fleets
-from ..reference.i18n import t
+from ..reference.i18n import name_label, t
 from .programme import RESOURCE_CATEGORIES, TRAINING_STAGES, Programme, ProgrammeError
 from .placement import (DAYS_PER_MONTH, FRAME_COLUMNS, GPU_HOUR_CLASSES, PROFILES, UNTAGGED, hidden_block, price_scenarios, profile_of, profiles, serving_block, staff_block, trained_tokens, training_block)  # noqa: F401
 
@@ -332,6 +332,8 @@ def warning_text(key: str, params: dict, lang: str = "en", currency: str = "USD"
     values = {k.removesuffix("_usd"): v for k, v in values.items()}
     if "resource" in values:
         values["resource"] = t(values["resource"], lang) if lang == "zh" else values["resource"]
+    if "workstream" in values:
+        values["workstream"] = name_label(values["workstream"], lang)
     return t(key, lang).format(**values)
 
 

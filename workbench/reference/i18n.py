@@ -2,7 +2,9 @@
 ``data/scenario_fields.csv``; this table holds the rest: stages, categories, units, app text)."""
 from __future__ import annotations
 
+import html
 import re
+from functools import lru_cache
 
 LANGUAGES = ("en", "zh")
 
@@ -19,6 +21,26 @@ TEXT = {
     "parameters": ("parameters", "参数"), "tokens": ("tokens", "token"), "days": ("days", "天"), "GPUs": ("GPUs", "块 GPU"),
     "fraction": ("fraction", "比例"), "months": ("months", "月"), "hours": ("hours", "小时"), "minutes": ("minutes", "分钟"),
     "years": ("years", "年"), "epochs": ("epochs", "轮"), "examples": ("examples", "条"), "comparisons": ("comparisons", "次"),
+    # field units
+    "CNY/USD": ("CNY/USD", "元/美元"), "FTE": ("FTE", "人"), "FTE/1000 GPUs": ("FTE/1000 GPUs", "人/千块 GPU"),
+    "GB/GPU-day": ("GB/GPU-day", "GB/GPU·天"), "GB/s per GPU": ("GB/s per GPU", "GB/s（每块 GPU）"),
+    "GB/s per TiB": ("GB/s per TiB", "GB/s（每 TiB）"), "USD/FTE-month": ("USD/FTE-month", "USD/人月"),
+    "USD/GB-month": ("USD/GB-month", "USD/GB·月"), "USD/GPU": ("USD/GPU", "USD/块 GPU"),
+    "USD/GPU-h": ("USD/GPU-h", "USD/GPU 小时"), "USD/M tokens": ("USD/M tokens", "USD/百万 token"),
+    "USD/comparison": ("USD/comparison", "USD/次比较"), "USD/day": ("USD/day", "USD/天"),
+    "USD/example": ("USD/example", "USD/条"), "USD/hour": ("USD/hour", "USD/小时"),
+    "USD/kW-month": ("USD/kW-month", "USD/kW·月"), "USD/kWh": ("USD/kWh", "USD/千瓦时"),
+    "USD/rating": ("USD/rating", "USD/次评分"), "bytes/parameter": ("bytes/parameter", "字节/参数"),
+    "bytes/token": ("bytes/token", "字节/token"), "checkpoints": ("checkpoints", "个检查点"), "copies": ("copies", "份"),
+    "factor": ("factor", "倍"), "failures/GPU-day": ("failures/GPU-day", "次故障/GPU·天"),
+    "fraction of GPU price": ("fraction of GPU price", "占 GPU 价格比例"),
+    "fraction of main run": ("fraction of main run", "占主训练比例"), "fraction of purchase": ("fraction of purchase", "占购置价比例"),
+    "fraction of the interval": ("fraction of the interval", "占间隔比例"), "heads": ("heads", "个头"),
+    "interruptions/node-month": ("interruptions/node-month", "次中断/节点·月"), "ms": ("ms", "毫秒"),
+    "multiple of demand": ("multiple of demand", "需求倍数"), "prompts": ("prompts", "条提示"), "ratings": ("ratings", "次评分"),
+    "replicas": ("replicas", "个副本"), "requests/day": ("requests/day", "次请求/天"), "runs": ("runs", "次运行"),
+    "s": ("s", "秒"), "samples": ("samples", "个样本"), "sequences": ("sequences", "条序列"),
+    "tokens/s/GPU": ("tokens/s/GPU", "token/秒/GPU"),
     # app
     "title": ("LLM Cost Workbench", "大模型成本工作台"),
     "subtitle": ("What a training run costs, and why: every figure with its formula and source.",
@@ -197,6 +219,8 @@ TEXT = {
     "load_bill": ("Load billing exports (FOCUS: CSV, CSV.gz, Parquet; several months at once)",
                   "载入账单导出（FOCUS：CSV、CSV.gz、Parquet；可一次选多个月）"),
     "bill_not_compared": ("The bill was read but not compared", "账单已读取，但未能比较"),
+    "Credit": ("Credit", "抵扣"), "Adjustment": ("Adjustment", "调整"), "Tax": ("Tax", "税费"),
+    "Usage": ("Usage", "用量"), "Purchase": ("Purchase", "购买"),
     "bill_not_planned": ("not in the plan", "计划外"), "bill_times_plan": ("× {times} the plan", "计划的 {times} 倍"),
     "bill_forecast_in": ("forecast: {month}", "预测：{month}"), "bill_versus": ("Against plan", "相对计划"),
     "bill_gap": ("Actual − planned", "实际 − 计划"), "bill_alert_line": ("Alert line", "预警线"),
@@ -470,6 +494,11 @@ CHOICE_LABELS = {
     "pricing": {"on_demand": ("on-demand", "按需"), "reserved_1y": ("reserved, 1 year", "预留 1 年"),
                 "reserved_3y": ("reserved, 3 years", "预留 3 年"), "spot": ("spot (interruptible)", "竞价（可被中断）"),
                 "self_hosted": ("self-hosted", "自建"), "same": ("as the cluster", "与训练集群相同")},
+    "checkpoint_writes": {"synchronous": ("synchronous (the job waits)", "同步（作业等待）"),
+                          "asynchronous": ("asynchronous (a host-memory copy)", "异步（复制到主机内存）")},
+    "divergence_allowance": {"expected": ("expected restarts priced", "计入期望重启成本"), "none": ("none", "不计")},
+    "scaling_law": {"besiroglu2024": ("Besiroglu et al. 2024", "Besiroglu 等 2024"),
+                    "hoffmann2022": ("Hoffmann et al. 2022 (Chinchilla)", "Hoffmann 等 2022（Chinchilla）")},
     "recompute": {"none": ("none", "不重算"), "selective": ("selective", "选择性重算"), "full": ("full", "完全重算")},
     "attention_kernel": {"flash": ("flash (fused)", "flash（融合内核）"), "standard": ("standard", "标准")},
     "serving_prefill": {"interleaved": ("interleaved", "交替"), "disaggregated": ("disaggregated", "分离")},
@@ -495,3 +524,159 @@ def t(key: str, lang: str = "en") -> str:
     if pair is None:
         return key
     return pair[1] if lang == "zh" else pair[0]
+
+
+#: Units of the cost lines in Chinese.
+UNITS_ZH = {"GPU-h": "GPU 小时", "FTE-month": "人月", "GB-month": "GB·月", "GB/s-month": "GB/s·月", "kW-month": "kW·月",
+            "kWh": "千瓦时", "labels": "条标注", "rating": "次评分", "hour": "小时", "M tokens": "百万 token", "GB": "GB",
+            "USD": "美元", "TB": "TB", "call": "次调用", "record": "条记录", "month": "月"}
+
+
+@lru_cache(maxsize=1)
+def _items_zh() -> dict:
+    from .data import read_table  # pandas, on the first Chinese cost line: the server starts without it
+    table = read_table("line_items_zh.csv", required=("item", "item_zh"), key="item")
+    return dict(zip(table["item"], table["item_zh"]))
+
+
+def item_label(item: str, lang: str = "en") -> str:
+    """A cost line's name in ``lang``: ``data/line_items_zh.csv`` for Chinese, composed for ``A: B`` and
+    ``A (experiments)``; the English name where none is known (a test keeps every line's name translated)."""
+    if lang != "zh":
+        return item
+    names = _items_zh()
+    if item in names:
+        return names[item]
+    if item.endswith(" (experiments)"):
+        return f"{item_label(item[:-len(' (experiments)')], lang)}（实验）"
+    head, sep, tail = item.partition(": ")
+    if sep and head in names or sep and head.endswith(" (experiments)"):
+        return f"{item_label(head, lang)}：{item_label(tail, lang)}"
+    return item
+
+
+def unit_label(unit: str, lang: str = "en") -> str:
+    """A cost line's unit in ``lang``."""
+    return UNITS_ZH.get(unit, unit) if lang == "zh" else unit
+
+
+#: Chinese names of the workstreams and staff of the named programmes (data/programmes/), and of the lines a
+#: programme books to itself; a user's own names are shown as typed.
+NAMES_ZH = {"pre-training": "预训练", "monthly fine-tune": "每月微调", "quarterly release": "季度发布",
+            "serving": "推理服务", "core team": "核心团队", "post-training team": "后训练团队", "operations": "运维",
+            "programme": "项目计划"}
+
+
+def name_label(name: str, lang: str = "en") -> str:
+    """A workstream's or staff entry's name in ``lang`` (the named programmes' own; others as typed)."""
+    return NAMES_ZH.get(name, name) if lang == "zh" else name
+
+
+#: Words a finance reader may not know, explained on hover where the app shows them (docs/finance-guide.md's
+#: glossary says the same).
+GLOSSARY = {
+    "MFU": ("Model FLOPs utilisation: the share of its peak speed a GPU really reaches in training (30-50 % is "
+            "typical); lower means more GPU-hours for the same work",
+            "模型算力利用率：训练中 GPU 实际达到其峰值速度的比例（常见 30%–50%）；越低，同样的工作需要越多 GPU 小时"),
+    "P10–P90": ("The likely range: the uncertain inputs varied together many times; 8 outcomes in 10 fall inside it",
+                "可能区间：不确定的输入一起反复随机变化，十次中有八次结果落在区间内"),
+    "GPU-h": ("GPU-hour: one GPU used for one hour, what clouds bill training by", "GPU 小时：一块 GPU 使用一小时，云厂商按此为训练计费"),
+    "ZeRO": ("Sharding of the optimizer state, gradients and weights over the data-parallel GPUs (less memory each)",
+             "把优化器状态、梯度和权重分片到各数据并行 GPU 上（每块占用更少显存）"),
+    "TP": ("Tensor parallel: each layer split over GPUs of one server", "张量并行：每一层拆到同一台服务器的多块 GPU 上"),
+    "PP": ("Pipeline parallel: the layers split into stages on different GPUs", "流水线并行：各层分成若干级，放在不同 GPU 上"),
+    "DP": ("Data parallel: copies of the model each training on part of the batch", "数据并行：多份模型副本各训练一部分数据"),
+    "FOCUS": ("FinOps Open Cost and Usage Specification: the format clouds export bills in",
+              "FinOps 开放成本与用量规范：各云厂商导出账单的格式"),
+    "prior": ("The value the workbench predicts from published runs when you have not typed a measured one",
+              "您未填写实测值时，工作台根据公开训练记录预测的数值"),
+    "先验": ("", "您未填写实测值时，工作台根据公开训练记录预测的数值"),
+}
+_GLOSSARY_WORDS = re.compile(r"(?<![\w-])(" + "|".join(re.escape(k) for k in sorted(GLOSSARY, key=len, reverse=True))
+                             + r")(?!\w)")
+
+
+def with_glossary(escaped_html: str, lang: str = "en") -> str:
+    """``escaped_html`` (text already escaped) with each glossary word explained on hover (``<abbr title>``)."""
+    def explain(match):
+        en, zh = GLOSSARY[match.group(1)]
+        meaning = (zh if lang == "zh" else en) or en or zh
+        return (f"<abbr class='wb-glossary' title=\"{html.escape(meaning, quote=True)}\">{match.group(1)}</abbr>"
+                if meaning else match.group(1))
+    return _GLOSSARY_WORDS.sub(explain, escaped_html)
+
+
+#: The estimate's warnings (workbench.plan.notes, workbench.plan.boundaries, the scaling note) in Chinese: each
+#: English sentence's pattern and its translation; numbers and names are carried over. tests/test_messages_zh.py
+#: raises each warning and checks it reads in Chinese.
+_WARNING_PATTERNS_ZH = (
+    (r"the plan's total of ([\d,]+) USD is over the budget of ([\d,]+) USD by ([\d,]+) USD \((\d+)%\)",
+     "方案总额 {0} USD 超出预算 {1} USD，超支 {2} USD（{3}%）"),
+    (r"(\S+) parameters on (\S+) tokens \((\d+) tokens/parameter\) is ([\d.]+)x smaller than compute-optimal for the "
+     r"same FLOPs \((\S+) parameters on (\S+) tokens, (\S+)\); over-training a smaller model is a deliberate choice "
+     r"when inference cost matters\.",
+     "{0} 参数训练 {1} token（每参数 {2} 个 token），比同等算力下的算力最优规模小 {3} 倍（最优为 {4} 参数、{5} token，{6}）；"
+     "若推理成本重要，有意训练更小的模型是合理选择。"),
+    (r"(\S+) parameters on (\S+) tokens \((\d+) tokens/parameter\) is ([\d.]+)x larger than compute-optimal for the "
+     r"same FLOPs \((\S+) parameters on (\S+) tokens, (\S+)\); the same loss is cheaper with fewer parameters and more "
+     r"tokens\.",
+     "{0} 参数训练 {1} token（每参数 {2} 个 token），比同等算力下的算力最优规模大 {3} 倍（最优为 {4} 参数、{5} token，{6}）；"
+     "用更少参数、更多 token 达到同样损失更便宜。"),
+    (r"the MFU of (\S+) is extrapolated: (.+): no published training run of its generation is on record; type a "
+     r"measured mfu when you have one",
+     "{0} 的 MFU 为外推值：{1}；该代 GPU 没有公开的训练记录；有实测值时请填写 MFU"),
+    (r"finishing pre-training in ([\d,]+) days needs ([\d,]+) GPUs, more than the ([\d,]+) the n_gpus field allows; "
+     r"sized at ([\d,]+) GPUs, pre-training takes ([\d,.]+) days",
+     "在 {0} 天内完成预训练需要 {1} 块 GPU，超过 GPU 数量字段允许的 {2} 块；按 {3} 块配置，预训练需 {4} 天"),
+    (r"the layout runs a global batch of ([\d,]+) tokens, more than the ([\d,]+) planned: ([\d,]+) data-parallel "
+     r"replicas need a micro-batch each; use fewer GPUs, more tensor or pipeline parallelism, or a larger "
+     r"global_batch_tokens",
+     "该并行布局的全局批大小为 {0} token，超过计划的 {1}：{2} 个数据并行副本各需一个微批；请减少 GPU、增加张量或流水线并行，"
+     "或增大全局批大小"),
+    (r"n_gpus=(\S+) is not a multiple of tensor_parallel x pipeline_parallel = (\S+): ([\d,]+) GPUs have no "
+     r"data-parallel replica and stay idle",
+     "GPU 数量 {0} 不是张量并行 × 流水线并行（{1}）的整数倍：{2} 块 GPU 没有数据并行副本而闲置"),
+    (r"plan_kind=serve_only with serving_months=0 costs nothing: give the months of serving",
+     "计划类型为“只上线开源模型”而推理月数为 0，没有任何成本：请填写推理服务的月数"),
+    (r"redundancy_factor=(\S+) is below the (\S+) the planning guides keep as the least contingency \((.+)\)",
+     "应急预留系数 {0} 低于规划指南建议的最低值 {1}"),
+    (r"checkpoint_interval_hours=(\S+) is (\S+)x the Young/Daly optimum of (\S+) h for this cluster: more work lost "
+     r"on each interruption, about ([\d,]+) GPU-h \(([\d,]+) USD of GPU time\) more in pre-training than at the "
+     r"optimum \((.+)\)",
+     "检查点间隔 {0} 小时是该集群 Young/Daly 最优值 {2} 小时的 {1} 倍：每次中断损失更多工作，预训练比最优多约 {3} GPU 小时"
+     "（{4} USD 的 GPU 时间）"),
+    (r"checkpoint_interval_hours=(\S+) is (\S+)x the Young/Daly optimum of (\S+) h for this cluster: more time "
+     r"writing, about ([\d,]+) GPU-h \(([\d,]+) USD of GPU time\) more in pre-training than at the optimum \((.+)\)",
+     "检查点间隔 {0} 小时是该集群 Young/Daly 最优值 {2} 小时的 {1} 倍：写检查点的时间更多，预训练比最优多约 {3} GPU 小时"
+     "（{4} USD 的 GPU 时间）"),
+    (r"pricing=spot for pre-training on ([\d,]+) GPUs over ([\d,.]+) days: about ([\d,]+) reclaims stop the whole job, "
+     r"losing ([\d,]+) GPU-h \(([\d.]+)% of the run, ([\d,]+) USD of GPU time\) besides the wait for capacity to "
+     r"return \((.+)\)",
+     "预训练在 {0} 块 GPU 上使用竞价实例 {1} 天：约 {2} 次回收会中断整个作业，损失 {3} GPU 小时（占本次训练 {4}%，"
+     "{5} USD 的 GPU 时间），另需等待容量恢复"),
+    (r"(\w+)=(\S+): (.+) uses its ([\d,]+) reserved GPUs ([\d,.]+) days of the commitment's ([\d,]+): ([\d,]+) GPU-h "
+     r"\(([\d,]+) USD of GPU time\) paid idle unless other work fills them \((.+)\)",
+     "{0}={1}：{2} 仅在承诺期 {5} 天中的 {4} 天使用其 {3} 块预留 GPU：{6} GPU 小时（{7} USD 的 GPU 时间）闲置付费，"
+     "除非有其他工作使用"),
+    (r"serving_headroom=(\S+): capacity below the traffic \((at each moment|at the daily peak)\): about ([\d.]+)% of "
+     r"requests \(([\d,]+) a day\) find no free replica and are dropped or queued \((.+)\)",
+     "推理余量 {0}：容量低于流量（{1}）：约 {2}% 的请求（每天 {3} 次）找不到空闲副本而被丢弃或排队"),
+    (r"serving: a replica of ([\d,]+) GPUs spans ([\d,]+) nodes; tensor-parallel communication between nodes is not "
+     r"modelled, so its latency and cost are optimistic",
+     "推理：一个副本的 {0} 块 GPU 跨越 {1} 个节点；节点间的张量并行通信未建模，延迟和成本偏乐观"),
+    (r"the model does not fit in memory with (.+): (.+) \(the totals assume it fits\)",
+     "模型在 {0} 下显存放不下：{1}（总额按能放下计算）"),
+)
+_WARNING_WORDS_ZH = {"at each moment": "每个时刻", "at the daily peak": "每日峰值", "pretrain": "预训练", "sft": "监督微调",
+                     "preference": "偏好对齐", "inference": "推理服务", "besiroglu2024": "Besiroglu 等 2024",
+                     "hoffmann2022": "Hoffmann 等 2022"}
+
+
+def warning_zh(text: str) -> str:
+    """An estimate's warning in Chinese (:data:`_WARNING_PATTERNS_ZH`), or the English one when none matches."""
+    for pattern, template in _WARNING_PATTERNS_ZH:
+        match = re.fullmatch(pattern, text)
+        if match:
+            return template.format(*(_WARNING_WORDS_ZH.get(g, g) for g in match.groups()))
+    return text
+

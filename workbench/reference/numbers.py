@@ -20,9 +20,16 @@ _UNITS = {"en": ((1e12, "T"), (1e9, "B"), (1e6, "M")), "zh": ((1e12, "万亿"), 
 _LOCALES = {"en": "en_US", "zh": "zh_Hans_CN"}
 
 
+#: Beyond these a number is no quantity anyone plans with: written as a power of ten (1.2 × 10^40).
+_HUGE, _TINY = 1e18, 1e-12
+
+
 def _decimal(value: float, digits: int, lang: str) -> str:
     """``value`` with grouping and at most ``digits`` decimals (trailing zeros dropped), never an exponent."""
-    pattern = "#,##0" + ("." + "#" * digits if digits > 0 else "")
+    if abs(value) >= _HUGE or 0 < abs(value) < _TINY:
+        mantissa, _, exponent = f"{value:.2e}".partition("e")  # from the text: 3e-324 has no float 10^-324
+        return f"{float(mantissa):g} × 10^{int(exponent)}"
+    pattern = "#,##0" + ("." + "#" * min(digits, 15) if digits > 0 else "")
     return format_decimal(value, format=pattern, locale=_LOCALES.get(lang, "en_US"))
 
 
@@ -53,6 +60,8 @@ def plain(value: float, lang: str = "en", digits: int = 4) -> str:
     if x == 0:
         return "0"
     size = abs(x)
+    if size >= _HUGE or size < _TINY:
+        return _decimal(x, 0, lang)
     for unit, name in _UNITS.get(lang, _UNITS["en"]):
         if size >= unit:
             return f"{_decimal(x / unit, _decimals(size / unit, digits), lang)} {name}"

@@ -10,7 +10,7 @@ import pandas as pd
 
 from .csv_export import to_csv
 from ..plan.estimate import CATEGORIES
-from ..reference.i18n import t
+from ..reference.i18n import t, name_label
 from ..programmes.timeline import Timeline
 
 #: The engine's categories, then the programme's own (hidden costs), in the order charts stack them.
@@ -95,7 +95,8 @@ def attribution(timeline: Timeline, key: str, currency="USD", lang="en") -> pd.D
     ``category_order``."""
     table = timeline.by_tag(key, "category").stack().rename("cost_usd").reset_index()
     table = table[table["cost_usd"] != 0]
-    return pd.DataFrame({"value": table[key].astype(str).to_numpy(),
+    values = table[key].astype(str)
+    return pd.DataFrame({"value": [name_label(v, lang) for v in values] if key == "workstream" else values.to_numpy(),
                          "category": [t(c, lang) for c in table["category"]],
                          "cost": table["cost_usd"].to_numpy() * rate(timeline, currency),
                          "category_order": [_order(c) for c in table["category"]]})

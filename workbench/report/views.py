@@ -13,7 +13,8 @@ import pandas as pd
 
 from ..formulas import budget, scaling
 from ..plan.estimate import CATEGORIES, STAGES, Estimate, estimate, stage_groups, totals
-from ..reference.i18n import choice_label, t
+from ..reference.i18n import choice_label, item_label, t, unit_label, warning_zh
+from ..reference.numbers import plain
 from .csv_export import to_csv
 from ..plan.scenario import Scenario, ScenarioError, fields
 
@@ -177,9 +178,10 @@ def _shown(name, value, lang, digits=4) -> str:
     return choice_label(name, str(value), lang)
 
 
-_ASSIGNMENT = re.compile(r"\b([a-z][a-z0-9_]*)\s?=\s?([^\s;:,)]+)")
+_ASSIGNMENT = re.compile(r"\b([a-z][a-z0-9_]*)\s?=\s?([^\s;:,)：，；（）]+)")
 _IDENTIFIER = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")
 _COLON = (": ", "：")
+_EXPONENT = re.compile(r"(?<![\w.])\d+(?:\.\d+)?e[-+]?\d+(?![\w.])")
 _DATA_FILE = re.compile(r"\s*\(?\bdata/[a-z_]+\.csv\)?")
 
 
@@ -207,7 +209,13 @@ def readable(text: str, lang: str = "en") -> str:
         return f"{field_label(name, lang)}{_COLON[lang == 'zh']}{shown}"
 
     out = _ASSIGNMENT.sub(assignment, _DATA_FILE.sub("", str(text)))
+    out = _EXPONENT.sub(lambda m: plain(float(m.group(0)), lang), out)  # 7e+10 -> 70 B (700 亿)
     return _IDENTIFIER.sub(lambda m: f"“{field_label(m.group(0), lang)}”" if m.group(0) in spec else m.group(0), out)
+
+
+def warning_text(text: str, lang: str = "en") -> str:
+    """An estimate's warning for the app's reader: in Chinese where translated, field ids as labels, no exponents."""
+    return readable(warning_zh(text) if lang == "zh" else text, lang)
 
 
 def describe_changes(changes: str, applied: dict, lang: str = "en") -> str:
@@ -237,7 +245,8 @@ def lines_table(est: Estimate, currency="USD", lang="en") -> pd.DataFrame:
     lines = est.lines
     return pd.DataFrame({
         "stage": [t(s, lang) for s in lines["stage"]], "category": [t(c, lang) for c in lines["category"]],
-        "item": lines["item"], "quantity": lines["quantity"], "unit": lines["unit"],
+        "item": [item_label(i, lang) for i in lines["item"]], "quantity": lines["quantity"],
+        "unit": [unit_label(u, lang) for u in lines["unit"]],
         f"unit_cost_{currency.lower()}": lines["unit_cost_usd"] * r, f"cost_{currency.lower()}": lines["cost_usd"] * r,
         "cost_type": [t(c, lang) for c in lines["cost_type"]], "group": [t(g, lang) for g in stage_groups(lines["stage"], est.line_kinds())],
         "formula": lines["formula"], "source": lines["source"],

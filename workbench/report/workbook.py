@@ -22,7 +22,7 @@ from openpyxl.utils import get_column_letter
 from ..plan.estimate import CATEGORIES, STAGES
 from ..plan.scenario import fields
 from ..programmes.timeline import warning_text
-from ..reference.i18n import choice_label, t
+from ..reference.i18n import choice_label, item_label, t, unit_label
 from . import bill_views
 from ..bill.actuals import UNATTRIBUTED
 from .csv_export import FORMULA_STARTS
@@ -195,9 +195,9 @@ def estimate_workbook(est, currency: str = "USD", lang: str = "en", mc=None, lev
         r = first + offset
         _put(lines_sheet, r, 1, t(line.stage, lang))
         _put(lines_sheet, r, 2, t(line.category, lang))
-        _put(lines_sheet, r, 3, line.item)
+        _put(lines_sheet, r, 3, item_label(line.item, lang))
         _put(lines_sheet, r, 4, float(line.quantity), "#,##0.00")
-        _put(lines_sheet, r, 5, line.unit)
+        _put(lines_sheet, r, 5, unit_label(line.unit, lang))
         _put(lines_sheet, r, 6, float(line.unit_cost_usd), "#,##0.0000")
         _formula(lines_sheet, r, 7, f"=D{r}*F{r}", _MONEY)
         _formula(lines_sheet, r, 8, f"=G{r}*{rate_ref}", money)
@@ -350,7 +350,7 @@ def plan_workbook(timeline, currency: str = "USD", lang: str = "en", rate: float
         _put(lines_sheet, r, 2, line.workstream)
         _put(lines_sheet, r, 3, t(line.stage, lang))
         _put(lines_sheet, r, 4, t(line.category, lang))
-        _put(lines_sheet, r, 5, line.item)
+        _put(lines_sheet, r, 5, item_label(line.item, lang))
         _put(lines_sheet, r, 6, float(line.gpu_hours), "#,##0.0")
         _put(lines_sheet, r, 7, float(line.cost_usd), _MONEY)
         _formula(lines_sheet, r, 8, f"=G{r}*{rate_ref}", money)
