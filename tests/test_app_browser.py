@@ -501,3 +501,67 @@ def test_memory_line_and_extrapolated_prior_in_chinese(page, voila_url):
     open_app(page, voila_url + "?v=1&gpu=B200&lang=zh")
     memory = page.inner_text(".wb-memory")
     assert "每卡显存" in memory and "外推：该代际没有公开训练记录" in memory and "MLPerf" in memory
+
+
+# -- issue 31: what a reader sees, in English and in Chinese ---------------------------------------------------
+SNAKE_CASE = re.compile(r"\b[a-z][a-z0-9]*_[a-z0-9_]+\b")
+EXPONENT = re.compile(r"\b\d+(?:\.\d+)?e[+-]?\d+\b")
+#: English a Chinese page may show: units, formats, ids and names (GPU and model names, the language toggle).
+ALLOWED_IN_CHINESE = set(
+    "GPU GPUs token SFT FOCUS USD CNY MFU P10 P50 P90 TP PP DP ZeRO FP fp bf kW GB GiB TB TiB Gb MB FLOP CPU AI QA "
+    "CSV JSON TOML PNG Excel Parquet gz csv API KV LoRA Young Daly YYYY MM English Llama DeepSeek Hopper Chinchilla "
+    "Besiroglu Hoffmann Lee".split()) | {"USDCNY"}  # the currency toggle's two buttons read as one word
+
+
+def reader_pages(page, voila_url, tmp_path, query):
+    """The visible text of the planner (a refused value from its link, a budget warning, the lever panel shown)
+    and of the programme view with a bill loaded, without the share links (addresses) and the uploaded file's name."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from focus_generator import write_export
+    write_export(tmp_path / "bill.csv", 2_000, seed=5)
+    open_app(page, voila_url + "?v=1&budget_usd=1M&params=abc" + query)
+    page.locator("button.wb-levers-find").click()
+    page.wait_for_selector(".wb-levers button.wb-lever-apply", timeout=TIMEOUT)
+    page.locator(".wb-levers-show-all").click()
+    page.wait_for_timeout(500)
+    texts = {"planner": page.inner_text("body")}
+    page.goto(voila_url + "?view=programme&programme=assistant-7b" + query, wait_until="commit")
+    page.wait_for_selector(".wb-programme-total .wb-card-value", timeout=TIMEOUT)
+    with page.expect_file_chooser(timeout=TIMEOUT) as chooser:
+        page.locator(".wb-bill-upload").click()
+    chooser.value.set_files(str(tmp_path / "bill.csv"))
+    page.wait_for_selector(".wb-bill-tables table", timeout=TIMEOUT)
+    texts["programme and bill"] = page.inner_text("body")
+    assert page.external_requests == [] and not page.errors
+    return {name: re.sub(r"https?://\S+|bill\.csv", " ", text) for name, text in texts.items()}
+
+
+def test_the_english_pages_show_no_field_id_and_no_exponent(page, voila_url, tmp_path):
+    texts = reader_pages(page, voila_url, tmp_path, "")
+    for name, text in texts.items():
+        assert SNAKE_CASE.findall(text) == [], name
+        assert EXPONENT.findall(text) == [], name
+    assert "Parameters 'abc': is not a number; allowed: a number from 1 M to 10 T" in texts["planner"]
+    assert "over the budget" in texts["planner"] and "Show all levers" in texts["planner"]
+    assert "Plan against actual to date, by category" in texts["programme and bill"]
+
+
+def test_the_chinese_pages_read_in_chinese_with_renminbi_in_yuan(page, voila_url, tmp_path):
+    from workbench.reference import catalog
+    from workbench.programmes import programme_presets, timeline
+    from workbench.reference.prices import api_prices
+    names = set()  # ids a Chinese page shows as they are: GPUs, providers, the plan's own tag values
+    for row in catalog.accelerators().to_dict("records"):
+        names |= set(re.findall(r"[A-Za-z]{2,}", f"{row['id']} {row['name']} {row['aliases']}"))
+    names |= set(re.findall(r"[A-Za-z]{2,}", " ".join(map(str, api_prices()["provider"]))))
+    lines = timeline.evaluate(programme_presets.preset("assistant-7b")).lines
+    for key in ("team", "project", "model_version"):
+        names |= set(re.findall(r"[A-Za-z]{2,}", " ".join(map(str, lines[key].unique()))))
+    texts = reader_pages(page, voila_url, tmp_path, "&lang=zh&currency=CNY")
+    for name, text in texts.items():
+        text = text.replace("'abc'", "")  # the value typed in the link, echoed in its refusal
+        english = sorted(set(re.findall(r"[A-Za-z]{2,}", text)) - ALLOWED_IN_CHINESE - names)
+        assert english == [], (name, english)
+        assert re.findall(r"\d CNY", text) == [], name  # money is written ¥1,234.57 万, not 12,345,679 CNY
+        assert "¥" in text and ("万" in text or "亿" in text), name
+    assert "参数量 = 'abc'：不是数字" in texts["planner"]

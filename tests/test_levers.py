@@ -254,7 +254,7 @@ def test_reservations_and_odd_scenarios_give_rows_that_apply_as_shown():
     assert pinned - reserved["total_usd"] == pytest.approx(reserved["risk_adjusted_saving_usd"], rel=1e-9)
     given = levers(Scenario(price_per_gpu_hour=2.0)).set_index("lever")
     for name in ("spot_experiments", "spot_pretrain", "reserved"):
-        assert not given.loc[name, "applicable"] and "price_per_gpu_hour is given" in given.loc[name, "why_not"]
+        assert not given.loc[name, "applicable"] and "a price per GPU-hour is typed" in given.loc[name, "why_not"]
     spot = levers(Scenario(serving_months=12, requests_per_day=3e7)).set_index("lever").loc["spot_pretrain", "applied"]
     assert spot["serving_pricing"] == "on_demand"  # serving is not moved to spot by the pre-training lever
 

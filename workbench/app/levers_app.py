@@ -10,7 +10,7 @@ import logging
 
 import ipywidgets as w
 
-from ..reference.i18n import t
+from ..reference.i18n import t, why_not_zh
 from ..reference.numbers import money
 from ..report import views
 
@@ -133,6 +133,6 @@ class LeverPanel:
             if len(skipped):
                 rows.append(w.HTML("<div class='wb-lever-risk'>" + html.escape(t("levers_not_applicable", lang)) + " "
                                    + "; ".join(html.escape(f"{r.name_zh if lang == 'zh' else r.name} "
-                                                           f"({views.readable(r.why_not, lang)})")
+                                                           f"({views.readable(why_not_zh(r.why_not) if lang == 'zh' else r.why_not, lang)})")
                                                for r in skipped.itertuples()) + "</div>"))
         self.rows.children = rows

@@ -148,10 +148,11 @@ class PlannerRendering:
         self.last_render_ms = (time.perf_counter() - started) * 1000
         # the kernel's whole part of a change (the widget messages are sent as each value is set above)
         self.renders += 1
+        ms = html.escape(t("ms", self.lang))
         self.timing.value = (f"<span class='wb-timing' data-renders='{self.renders}'>{html.escape(t('recompute_ms', self.lang))} "
-                             f"<span class='wb-compute-ms'>{self.last_recompute_ms:.0f}</span> ms · "
+                             f"<span class='wb-compute-ms'>{self.last_recompute_ms:.0f}</span> {ms} · "
                              f"{html.escape(t('redraw_ms', self.lang))} "
-                             f"<span class='wb-render-ms'>{self.last_render_ms:.0f}</span> ms</span>")
+                             f"<span class='wb-render-ms'>{self.last_render_ms:.0f}</span> {ms}</span>")
 
     def _money(self, usd) -> str:
         return money(usd * views.rate(self.est, self.currency), self.currency, self.lang)
@@ -178,8 +179,9 @@ class PlannerRendering:
                                        f"{t('days_total', lang)}", "wb-wall-days"),
                 (t("n_gpus", lang), f"{est.n_gpus:,.0f} × {s.gpu}", "wb-n-gpus")]
         if kind == "pretrain":
-            cards.append((t("per_million", lang), f"{per_million * views.rate(est, self.currency):,.4f} {self.currency}",
-                          "wb-per-million"))
+            per_million_shown = per_million * views.rate(est, self.currency)
+            cards.append((t("per_million", lang), money(per_million_shown, self.currency, lang) if lang == "zh"
+                          else f"{per_million_shown:,.4f} {self.currency}", "wb-per-million"))
         title = f"<div class='wb-name'>{html.escape(s.name)}</div>" if s.name else ""
         serving_text = self._serving_text()
         g = lambda text: with_glossary(html.escape(text), lang)  # noqa: E731 - jargon explained on hover
@@ -263,9 +265,10 @@ class PlannerRendering:
             return t("not_served", lang)
         prices = [(d["serving_cost_per_million_input_tokens_usd"], t("per_million_in", lang)),
                   (d["serving_cost_per_million_output_tokens_usd"], t("per_million_out", lang))]
-        parts = [f"{usd * r:,.3f} {cur} {label}" for usd, label in prices if np.isfinite(usd)]
+        price = (lambda usd: money(usd * r, cur, lang)) if lang == "zh" else (lambda usd: f"{usd * r:,.3f} {cur}")  # noqa: E731
+        parts = [f"{price(usd)} {label}" for usd, label in prices if np.isfinite(usd)]
         if np.isfinite(d["serving_cost_per_million_tokens_usd"]):
-            parts.append(f"{d['serving_cost_per_million_tokens_usd'] * r:,.3f} {cur} {t('per_million_blended', lang)}")
+            parts.append(f"{price(d['serving_cost_per_million_tokens_usd'])} {t('per_million_blended', lang)}")
         tpot = (f", {d['serving_tpot_ms']:,.1f} {t('tpot', lang)}" if np.isfinite(d["serving_tpot_ms"])
                 and s.output_tokens_per_request > 0 else "")
         parts.append(f"{d['serving_gpus']:,.1f} {t('serving_gpus', lang)} ({t('replica', lang)} "

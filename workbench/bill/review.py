@@ -21,6 +21,7 @@ import pandas as pd
 
 from .actuals import UNATTRIBUTED, Actuals
 from ..reference.i18n import t
+from ..reference.numbers import money as amount_text
 from ..plan.scenario_fields import excerpt
 from ..programmes.timeline import UNTAGGED, Timeline
 
@@ -442,7 +443,8 @@ def flag_text(flag: dict, lang: str = "en", currency: str = "USD", rate: float =
     if lang != "zh" and currency == "USD" and flag["kind"] != "no_billed_budget":
         return flag["message"]
     kind = flag["kind"]
-    money = lambda usd, digits=0: f"{usd * rate:,.{digits}f} {currency}"  # noqa: E731
+    money = (lambda usd, digits=0: amount_text(usd * rate, currency, lang)) if lang == "zh" else \
+        (lambda usd, digits=0: f"{usd * rate:,.{digits}f} {currency}")  # noqa: E731
     if kind == "over_plan":
         change = versus(flag["planned_usd"], flag["actual_usd"], lang)
         return t("flag_over_plan", lang).format(category=t(flag["category"], lang), actual=money(flag["actual_usd"]),

@@ -32,6 +32,7 @@ import pandas as pd
 
 from ..plan.boundaries import field_of
 from ..reference.data import DataFileError, cached, data_dir, read_table
+from ..reference.i18n import choice_label
 from ..plan.scenario import Scenario, ScenarioError, fields
 
 COLUMNS = ("lever", "name", "name_zh", "changes", "applicable", "saving_usd", "risk_usd", "risk_adjusted_saving_usd",
@@ -85,19 +86,19 @@ def _conditions(scenario: Scenario) -> dict:
     return {
         "cloud": (scenario.pricing != "self_hosted", "the cluster is self-hosted"),
         "not_spot": (scenario.pricing != "spot", "pricing is already spot"),
-        "on_demand": (scenario.pricing == "on_demand", f"pricing is {scenario.pricing}, not on_demand"),
+        "on_demand": (scenario.pricing == "on_demand", f"the cluster is bought {choice_label('pricing', scenario.pricing)}, not on demand"),
         "not_reserved": (serving_mode not in ("reserved_1y", "reserved_3y"), "serving is already reserved"),
         "has_fp8": (has_fp8, f"{scenario.gpu} has no fp8 peak in the catalog"),
         "not_fp8": (scenario.precision != "fp8", "precision is already fp8"),
-        "serving": (serving, "no serving horizon (serving_months = 0)"),
+        "serving": (serving, "no serving horizon (the plan serves for 0 months)"),
         "fixed": (scenario.serving_provisioning == "fixed", "serving already autoscales"),
         "serving_bf16": (scenario.weight_precision in ("bf16", "fp16") and has_fp8,
                          "weights are already below 16 bits" if has_fp8 else f"{scenario.gpu} has no fp8"),
         "no_prefix_cache": (scenario.prefix_cache_hit_rate < 0.3, "prefix caching is already at 30 % or more"),
         "checkpoint_interval_hours": (scenario.checkpoint_interval_hours is not None,
-                                      "the interval is already the Young/Daly optimum (checkpoint_interval_hours empty)"),
+                                      "the interval is already the Young/Daly optimum (Checkpoint interval left empty)"),
         "catalogue_price": (scenario.price_per_gpu_hour is None,
-                            "price_per_gpu_hour is given: the catalogue's prices of other modes do not compare with it"),
+                            "a price per GPU-hour is typed: the catalogue's prices of other modes do not compare with it"),
         "experiments": (scenario.experiment_fraction + scenario.ablation_runs * scenario.ablation_run_fraction > 0,
                         "no trial-and-error or ablation runs are planned"),
         "experiments_not_spot": (experiment_mode != "spot", "experiments are already on spot"),
@@ -107,7 +108,7 @@ def _conditions(scenario: Scenario) -> dict:
                           "capacity is already at or below the mean traffic"),
         "preference_labels": (scenario.preference_pairs > 0, "no human preference comparisons are planned"),
         "committed": (scenario.pricing in ("reserved_1y", "reserved_3y", "self_hosted"),
-                      f"the cluster is bought by the hour already ({scenario.pricing})"),
+                      f"the cluster is not committed: it is bought {choice_label('pricing', scenario.pricing)}"),
         "full_sft": (scenario.sft_examples > 0 and scenario.sft_trainable_fraction > 0.01,
                      "no SFT, or it already trains 1 % of the parameters or fewer"),
         "checkpoints_above": (scenario.checkpoints_kept_hot > 1 or scenario.checkpoints_kept_object > 3,

@@ -29,6 +29,7 @@ import pandas as pd
 
 from . import fleets
 from ..reference.i18n import name_label, t
+from ..reference.numbers import money
 from .programme import RESOURCE_CATEGORIES, TRAINING_STAGES, Programme, ProgrammeError
 from .placement import (DAYS_PER_MONTH, FRAME_COLUMNS, GPU_HOUR_CLASSES, PROFILES, UNTAGGED, hidden_block, price_scenarios, profile_of, profiles, serving_block, staff_block, trained_tokens, training_block)  # noqa: F401
 
@@ -328,12 +329,13 @@ def with_month_labels(params: dict, month_label) -> dict:
 
 def warning_text(key: str, params: dict, lang: str = "en", currency: str = "USD", rate: float = 1.0) -> str:
     """One warning of :attr:`Timeline.warning_items` in ``lang``, amounts (``*_usd``) in ``currency`` at ``rate``."""
-    values = {k: (f"{v * rate:,.0f} {currency}" if k.endswith("_usd") else v) for k, v in params.items()}
+    values = {k: (money(v * rate, currency, lang) if k.endswith("_usd") else v) for k, v in params.items()}
     values = {k.removesuffix("_usd"): v for k, v in values.items()}
     if "resource" in values:
         values["resource"] = t(values["resource"], lang) if lang == "zh" else values["resource"]
-    if "workstream" in values:
-        values["workstream"] = name_label(values["workstream"], lang)
+    for field in ("workstream", "name"):  # the named programmes' workstreams in the reader's language
+        if isinstance(values.get(field), str):
+            values[field] = name_label(values[field], lang)
     return t(key, lang).format(**values)
 
 

@@ -11,6 +11,7 @@ import pandas as pd
 from .csv_export import to_csv
 from ..plan.estimate import CATEGORIES
 from ..reference.i18n import t, name_label
+from ..reference.numbers import money
 from ..programmes.timeline import Timeline
 
 #: The engine's categories, then the programme's own (hidden costs), in the order charts stack them.
@@ -121,7 +122,7 @@ def kpis(timeline: Timeline, currency="USD", lang="en") -> pd.DataFrame:
 
 
 def kpi_label(name: str, currency="USD", lang="en") -> str:
-    unit = f"{currency} / M tokens" if _UNITS[name] == "per_million" else "%"
+    unit = (f"{currency} / 百万 token" if lang == "zh" else f"{currency} / M tokens") if _UNITS[name] == "per_million" else "%"
     return f"{t(name, lang)} [{unit}]"
 
 
@@ -249,8 +250,8 @@ def fleets_table(timeline: Timeline, currency="USD", lang="en") -> pd.DataFrame:
         rows.append({t("fleet_name", lang): f["name"], t("fleet_gpus", lang): f"{f['count']:,}",
                      t("fleet_bought", lang): choice_label("pricing", f["pricing"], lang),
                      t("fleet_months", lang): f"{f['start_month']}–{end}",
-                     t("fleet_committed", lang): f"{f['committed_usd'] * k:,.0f} {currency}",
-                     t("fleet_idle", lang): f"{f['idle_usd'] * k:,.0f} {currency}",
+                     t("fleet_committed", lang): money(f['committed_usd'] * k, currency, lang),
+                     t("fleet_idle", lang): money(f['idle_usd'] * k, currency, lang),
                      t("fleet_used", lang): "–" if f["utilisation"] is None else f"{f['utilisation']:.0%}",
                      t("fleet_break_even", lang): break_even})
     return pd.DataFrame(rows)
@@ -292,9 +293,13 @@ def paid_api_text(timeline: Timeline, currency="USD", lang="en") -> str:
         return ""
     k = rate(timeline, currency)
     return t("paid_api", lang).format(
-        api=f"{api['api_usd'] * k:,.0f} {currency}", serving=f"{api['serving_usd'] * k:,.0f} {currency}",
-        model=api["model"], provider=api["provider"], price_in=f"{api['input_usd_per_million'] * k:.3g}",
-        price_out=f"{api['output_usd_per_million'] * k:.3g}", currency=currency,
+        api=money(api['api_usd'] * k, currency, lang), serving=money(api['serving_usd'] * k, currency, lang),
+        model=api["model"], provider=api["provider"],
+        # renminbi written with its sign for a Chinese reader; the English sentence puts the currency after both
+        price_in=money(api['input_usd_per_million'] * k, currency, lang) if lang == "zh"
+        else f"{api['input_usd_per_million'] * k:.3g}",
+        price_out=money(api['output_usd_per_million'] * k, currency, lang) if lang == "zh"
+        else f"{api['output_usd_per_million'] * k:.3g}", currency="" if lang == "zh" else currency,
         date=t("price_read", lang).format(date=(re.findall(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", str(api["date"])) or
                                                 [str(api["date"])])[-1]))
 
