@@ -225,7 +225,7 @@ def test_serving_figures_shown_and_follow_the_link(page, voila_url):
     assert f"{est['serving_cost_per_million_input_tokens_usd']:,.3f} USD per million input tokens" in text
     assert f"{est['serving_cost_per_million_output_tokens_usd']:,.3f} USD per million output tokens" in text
     assert f"GPUs per replica {est['serving_replica_gpus']:.0f}" in text
-    assert f"{est['serving_utilisation']:.0%} of capacity used" in text and "not in the total: serving_months = 0" in text
+    assert f"{est['serving_utilisation']:.0%} of capacity used" in text and "not in the total: the plan serves for 0 months" in text
     open_app(page, voila_url + "?v=1&params=70B&gpu=H100-SXM5-80GB&lang=zh&weight_precision=fp8")
     assert "每百万输入 token" in page.inner_text(".wb-serving")
 
@@ -523,7 +523,10 @@ def reader_pages(page, voila_url, tmp_path, query):
     page.locator("button.wb-levers-find").click()
     page.wait_for_selector(".wb-levers button.wb-lever-apply", timeout=TIMEOUT)
     page.locator(".wb-levers-show-all").click()
-    page.wait_for_timeout(500)
+    page.wait_for_function("document.querySelector('.wb-levers').textContent.includes("
+                           "document.documentElement.lang === 'zh' ? '此处不适用' : 'Not applicable') || "
+                           "/此处不适用|Not applicable/.test(document.querySelector('.wb-levers').textContent)",
+                           timeout=TIMEOUT)
     texts = {"planner": page.inner_text("body")}
     page.goto(voila_url + "?view=programme&programme=assistant-7b" + query, wait_until="commit")
     page.wait_for_selector(".wb-programme-total .wb-card-value", timeout=TIMEOUT)
@@ -531,6 +534,9 @@ def reader_pages(page, voila_url, tmp_path, query):
         page.locator(".wb-bill-upload").click()
     chooser.value.set_files(str(tmp_path / "bill.csv"))
     page.wait_for_selector(".wb-bill-tables table", timeout=TIMEOUT)
+    page.wait_for_selector(".wb-bill-details table", timeout=TIMEOUT)
+    page.wait_for_function("(document.querySelector('.wb-bill-chart') || {textContent: ''}).textContent.length > 0",
+                           timeout=TIMEOUT)
     texts["programme and bill"] = page.inner_text("body")
     assert page.external_requests == [] and not page.errors
     return {name: re.sub(r"https?://\S+|bill\.csv", " ", text) for name, text in texts.items()}
