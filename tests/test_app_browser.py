@@ -564,6 +564,11 @@ def test_the_chinese_pages_read_in_chinese_with_renminbi_in_yuan(page, voila_url
     for key in ("team", "project", "model_version"):
         names |= set(re.findall(r"[A-Za-z]{2,}", " ".join(map(str, lines[key].unique()))))
     texts = reader_pages(page, voila_url, tmp_path, "&lang=zh&currency=CNY")
+    from workbench.bill import actuals, review  # the bill's own tag values (teams, projects) are its data
+    tags = review.compare(actuals.read_focus(tmp_path / "bill.csv"),
+                          timeline.evaluate(programme_presets.preset("assistant-7b"))).tags
+    for table in tags.values():
+        names |= set(re.findall(r"[A-Za-z]{2,}", " ".join(map(str, table["value"]))))
     for name, text in texts.items():
         text = text.replace("'abc'", "")  # the value typed in the link, echoed in its refusal
         english = sorted(set(re.findall(r"[A-Za-z]{2,}", text)) - ALLOWED_IN_CHINESE - names)
