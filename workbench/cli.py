@@ -34,6 +34,7 @@ from .report import links, programme_views, views
 from .formulas import mfu
 from .programmes import programme, programme_presets, timeline
 from .reference.data import DataFileError
+from .reference.numbers import compact, plain, power_of_ten
 from .plan.estimate import estimate
 from .plan.scenario import Scenario, ScenarioError, close_fields, fields
 from .plan.sensitivity import sensitivity
@@ -436,14 +437,15 @@ def _print_plan(tl) -> None:
 
 def _print_estimate(est) -> None:
     s, d = est.scenario, est.details
-    what = {"pretrain": f"{s.params:.3g} parameters on {s.tokens:.3g} tokens",
-            "open_weights": f"open weights of {s.params:.3g} parameters, fine-tuned and served (no pre-training)",
-            "serve_only": f"open weights of {s.params:.3g} parameters, served (no training)"}[s.plan_kind]
+    params, tokens = compact(s.params, 4), compact(s.tokens, 4)
+    what = {"pretrain": f"{params} parameters on {tokens} tokens",
+            "open_weights": f"open weights of {params} parameters, fine-tuned and served (no pre-training)",
+            "serve_only": f"open weights of {params} parameters, served (no training)"}[s.plan_kind]
     print(f"Scenario: {what}, seq_len {s.seq_len}, {s.gpu}, {s.pricing} pricing")
     rows = [("Total cost", f"{est.total_cost_usd:,.0f} USD = {est.total_cost_usd * d['cny_per_usd']:,.0f} CNY "
                            f"(at {d['cny_per_usd']:g} CNY/USD)")]
     if s.plan_kind == "pretrain":
-        rows += [("Pre-training compute", f"{est.training_flops:.3e} FLOP"),
+        rows += [("Pre-training compute", f"{power_of_ten(est.training_flops, 4)} FLOP"),
                  ("Pre-training GPU-hours", f"{est.gpu_hours:,.0f} GPU-h at MFU {est.mfu:.3f}"),
                  ("GPUs", f"{est.n_gpus:,.0f}"),
                  ("Wall-clock", f"{est.wall_days:,.1f} days of pre-training compute; {d['training_days_total']:,.1f} "
@@ -480,7 +482,7 @@ def _print_estimate(est) -> None:
     print("\nCost lines:")
     table = shown[["stage", "category", "item", "quantity", "unit", "unit_cost_usd", "cost_usd"]].copy()
     table["quantity"] = table["quantity"].map(lambda q: f"{q:,.1f}")
-    table["unit_cost_usd"] = table["unit_cost_usd"].map(lambda q: f"{q:,.4g}")
+    table["unit_cost_usd"] = table["unit_cost_usd"].map(lambda q: plain(q))
     table["cost_usd"] = table["cost_usd"].map(lambda q: f"{q:,.0f}")
     print(table.to_string(index=False))
     zero = lines[lines["cost_usd"] == 0]
@@ -528,7 +530,7 @@ def _cmd_sensitivity(args) -> None:
         return
     shown = table[["input", "unit", "base_value", "low_value", "high_value", "low_total_usd", "high_total_usd",
                    "swing_usd"]]
-    print(shown.to_string(index=False, float_format=lambda x: f"{x:,.4g}"))
+    print(shown.to_string(index=False, float_format=lambda x: plain(x)))
 
 
 def _cmd_levers(args) -> None:
@@ -588,7 +590,7 @@ def _cmd_serve(args) -> None:
         return _known(d[name], template, "-")
 
     rows = [
-        ("Model", f"{s.params:.3g} parameters ({s.weight_precision} weights, {s.kv_cache_precision} KV cache) on {s.gpu}"),
+        ("Model", f"{compact(s.params, 4)} parameters ({s.weight_precision} weights, {s.kv_cache_precision} KV cache) on {s.gpu}"),
         ("Requests", f"{s.requests_per_day:,.0f}/day, {s.input_tokens_per_request:,.0f} input + "
                      f"{s.output_tokens_per_request:,.0f} output tokens, peak {s.peak_to_average:g}x average, "
                      f"{s.serving_provisioning} provisioning"),
@@ -667,7 +669,8 @@ def _cmd_layouts(args) -> None:
         print(table.to_json(orient="records", indent=2))
         return
     est = estimate(scenario)
-    print(f"Layouts of {est.n_gpus:,.0f} {scenario.gpu} for {scenario.params:.3g} parameters, {scenario.tokens:.3g} tokens "
+    print(f"Layouts of {est.n_gpus:,.0f} {scenario.gpu} for {compact(scenario.params, 4)} parameters, "
+          f"{compact(scenario.tokens, 4)} tokens "
           f"(the plan uses TP {est.details['tensor_parallel_used']:.0f} x PP {est.details['pipeline_parallel_used']:.0f} "
           f"x DP {est.details['data_parallel']:,.0f}, ZeRO-{est.details['zero_stage_used']:.0f}):")
     if table.empty:

@@ -9,6 +9,7 @@ import numpy as np
 from . import boundaries
 from ..reference import catalog, prices
 from ..formulas import mfu, scaling
+from ..reference.numbers import compact, power_of_ten
 from .scenario import Scenario, ScenarioError, fields
 
 
@@ -24,7 +25,7 @@ def defaults_used(scenario: Scenario, figures: dict) -> dict[str, str]:
                        + (f"x sustained share of peak {mfu.sustained_share(scenario.gpu):.2f} (its power limit; "
                           "data/accelerators.csv) " if mfu.sustained_share(scenario.gpu) < 1 else "")
                        + "x engineering scale "
-                       f"{float(mfu.engineering_scale(figures['training_flops'])):.3f} (runs of {figures['training_flops']:.2g} FLOP) "
+                       f"{float(mfu.engineering_scale(figures['training_flops'])):.3f} (runs of {power_of_ten(figures['training_flops'], 2)} FLOP) "
                        f"x per-layer fixed time {figures['width_efficiency']:.3f} x cluster size "
                        f"{figures['cluster_efficiency']:.3f} x pipeline "
                        f"{1 - figures['pipeline_bubble']:.3f} / (1 + tensor-parallel traffic "
@@ -41,8 +42,8 @@ def defaults_used(scenario: Scenario, figures: dict) -> dict[str, str]:
     if scenario.global_batch_tokens is None:
         p = mfu.parameters()
         used["global_batch_tokens"] = (f"{figures['global_batch_tokens']:,.0f} tokens: the batch of published runs of "
-                                       f"{figures['training_flops']:.3g} FLOP, {p['typical_batch_at_1e23']:,.0f} x "
-                                       f"(C / 1e23) ^ {p['typical_batch_exponent']:.3f} (data/mfu_model.csv)")
+                                       f"{power_of_ten(figures['training_flops'])} FLOP, {p['typical_batch_at_1e23']:,.0f} x "
+                                       f"(C / 10^23) ^ {p['typical_batch_exponent']:.3f} (data/mfu_model.csv)")
     if scenario.price_per_gpu_hour is None and scenario.pricing == "self_hosted":
         used["price_per_gpu_hour"] = (f"{figures['price_per_gpu_hour']:.3f} USD/GPU-h: {figures['gpu_purchase_usd']:,.0f} USD "
                                       f"per GPU x (1 + {scenario.server_share:g} + {scenario.interconnect_share:g}) over "
@@ -71,7 +72,7 @@ def defaults_used(scenario: Scenario, figures: dict) -> dict[str, str]:
         used["n_kv_heads"] = f"{min(8, max(1, round(figures['d_model'] / 128)))}: grouped-query attention as in Llama 3"
     if scenario.n_gpus is None:
         days = (f"target_days={scenario.target_days:g}" if scenario.target_days is not None else
-                f"{figures['target_days_used']:.0f} days (the wall-clock of published runs of {figures['training_flops']:.2g} "
+                f"{figures['target_days_used']:.0f} days (the wall-clock of published runs of {power_of_ten(figures['training_flops'], 2)} "
                 "FLOP; data/mfu_model.csv)")
         used["n_gpus"] = (f"{figures['n_gpus']:.0f}: enough whole {scenario.gpus_per_node}-GPU nodes to finish in "
                           f"{days} ("
@@ -79,7 +80,7 @@ def defaults_used(scenario: Scenario, figures: dict) -> dict[str, str]:
                              if np.isfinite(figures["min_gpus_to_fit"]) else "the model fits at no GPU count: see the warning)"))
     if scenario.d_model is None or scenario.n_layers is None:
         used["architecture"] = (f"d_model={figures['d_model']:.0f}, n_layers={figures['n_layers']:.0f}: derived from "
-                                f"{figures['active_params']:.3g} active parameters (N = 12·L·h², h = 128·L)")
+                                f"{compact(figures['active_params'], 4)} active parameters (N = 12·L·h², h = 128·L)")
     if scenario.active_params is None:
         used["active_params"] = "equal to params (a dense model)"
     return used

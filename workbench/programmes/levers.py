@@ -33,6 +33,7 @@ import pandas as pd
 from ..plan.boundaries import field_of
 from ..reference.data import DataFileError, cached, data_dir, read_table
 from ..reference.i18n import choice_label
+from ..reference.numbers import compact
 from ..plan.scenario import Scenario, ScenarioError, fields
 
 COLUMNS = ("lever", "name", "name_zh", "changes", "applicable", "saving_usd", "risk_usd", "risk_adjusted_saving_usd",
@@ -274,7 +275,7 @@ def _varying(batch: list) -> list:
 
 
 def _shown(value) -> str:
-    return f"{value:.4g}" if isinstance(value, float) else str(value)
+    return compact(value, 4) if isinstance(value, float) else str(value)
 
 
 

@@ -73,3 +73,32 @@ def _decimals(size: float, digits: int) -> int:
     if size == 0:
         return 0
     return max(0, digits - 1 - math.floor(math.log10(size)))
+
+
+def compact(value, digits: int = 6) -> str:
+    """A compact rendering a scenario field reads back: 7e9 -> ``7B``, 1418091 -> ``1.41809M``, 2810 at 3 digits
+    -> ``2.81k``, 6.705e-05 -> ``0.00006705``; never an exponent (``digits``: significant digits)."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    x = float(value)
+    for size, suffix in ((1e15, "P"), (1e12, "T"), (1e9, "B"), (1e6, "M")):
+        if abs(x) >= size:
+            if abs(x) >= 1e18:  # beyond a planning figure: the power of ten
+                return _decimal(x, 0, "en").replace(" ", "")
+            return f"{x / size:.{digits}g}{suffix}"
+    text = f"{x:.{digits}g}"
+    if "e+" in text and abs(x) >= 1e3:  # 2810 at 3 digits: 2.81k, not 2.81e+03
+        return f"{x / 1e3:.{digits}g}k"
+    if "e-" in text:  # 6.705e-05 -> 0.00006705: a reader types and reads no exponent
+        decimals = min(digits - 1 - math.floor(math.log10(abs(x))), 340)
+        return f"{x:.{decimals}f}".rstrip("0").rstrip(".")
+    return text
+
+
+def power_of_ten(value: float, digits: int = 3) -> str:
+    """A very large count as ``8.72 × 10^23``: FLOPs, which no unit of thousands makes readable."""
+    mantissa, _, exponent = f"{float(value):.{digits - 1}e}".partition("e")
+    return f"{float(mantissa):g} × 10^{int(exponent)}"
+

@@ -14,7 +14,7 @@ import pandas as pd
 from ..formulas import budget, scaling
 from ..plan.estimate import CATEGORIES, STAGES, Estimate, estimate, stage_groups, totals
 from ..reference.i18n import choice_label, item_label, t, unit_label, warning_zh
-from ..reference.numbers import plain
+from ..reference.numbers import compact, plain
 from .csv_export import to_csv
 from ..plan.scenario import Scenario, ScenarioError, fields
 
@@ -134,23 +134,9 @@ def compare(a: Estimate, b: Estimate, currency="USD", lang="en") -> pd.DataFrame
 
 
 def format_quantity(value, digits: int = 6) -> str:
-    """A compact, re-parseable rendering: 7e9 -> '7B', 1418091 -> '1.41809M', 0.346 -> '0.346'.
-    ``digits``: significant digits (3 for a hint in a narrow box, where 'auto: 1.81M' must fit)."""
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    x = float(value)
-    for size, suffix in ((1e15, "P"), (1e12, "T"), (1e9, "B"), (1e6, "M")):
-        if abs(x) >= size:
-            return f"{x / size:.{digits}g}{suffix}"
-    text = f"{x:.{digits}g}"
-    if "e+" in text and abs(x) >= 1e3:  # 2810 at 3 digits: 2.81k, not 2.81e+03
-        return f"{x / 1e3:.{digits}g}k"
-    if "e-" in text:  # 6.705e-05 -> 0.00006705: a reader types and reads no exponent
-        decimals = digits - 1 - int(np.floor(np.log10(abs(x))))
-        return f"{x:.{decimals}f}".rstrip("0").rstrip(".")
-    return text
+    """A compact, re-parseable rendering: 7e9 -> '7B', 1418091 -> '1.41809M', 0.346 -> '0.346'
+    (:func:`workbench.reference.numbers.compact`)."""
+    return compact(value, digits)
 
 
 def scenario_differences(a: Scenario, b: Scenario, lang="en") -> list[tuple[str, str, str]]:
