@@ -67,3 +67,27 @@ def test_every_cost_line_and_unit_has_a_chinese_name():
                           and not re.search(r"^(SFT|GPU|CPU|API|GB)", item_label(i, "zh")))
     assert untranslated == []
     assert sorted(u for u in units if unit_label(u, "zh") == u and u not in ("GB",)) == []
+
+
+def test_every_problem_written_in_the_code_has_chinese():
+    """Issue 31: every refusal the code writes as a literal (ScenarioError's and ProgrammeError's problem) reads in
+    Chinese; a new one without a translation in workbench.reference.i18n fails here, naming its file and line."""
+    import ast
+    from pathlib import Path
+    from workbench.reference.i18n import problem_zh
+    root = Path(__file__).resolve().parents[1] / "workbench"
+    found, missing = 0, []
+    for path in root.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.Call):
+                continue
+            name = getattr(node.func, "id", getattr(node.func, "attr", ""))
+            index = {"ScenarioError": 2, "ProgrammeError": 3}.get(name)
+            if index is None or len(node.args) <= index:
+                continue
+            problem = node.args[index]
+            if isinstance(problem, ast.Constant) and isinstance(problem.value, str):
+                found += 1
+                if problem_zh(problem.value) == problem.value:
+                    missing.append(f"{path.relative_to(root)}:{node.lineno}: {problem.value}")
+    assert found > 90 and missing == []

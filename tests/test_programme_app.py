@@ -15,6 +15,7 @@ from workbench.report import programme_charts as pc, programme_views as pv
 from workbench.programmes.programme import ProgrammeError
 from workbench.app.programme_app import LOADED, ProgrammeView
 from workbench.app.ui import Planner, parse_app_query
+from workbench.reference.i18n import month_text
 
 
 @pytest.fixture(scope="module")
@@ -367,7 +368,9 @@ def test_timeline_warnings_in_chinese_and_the_display_currency():
     texts = [timeline.warning_text(k, v, "zh", "CNY", rate) for k, v in tl.warning_items]
     eleventh, last = tl.programme.month_label(11), tl.programme.month_label(12)
     # renminbi in 万 with its sign, as a Chinese budget writes it (issue 31): 6,000,000 USD at 7.1 is ¥4,260 万
-    assert texts[0] == f"合计预算（¥{6e6 * rate / 1e4:,.0f} 万）在 {eleventh} 用完（规划期至 {last}）；到规划期末达到预算的 112%。"
+    # months the way a Chinese reader writes them: 2027 年 11 月
+    assert texts[0] == (f"合计预算（¥{6e6 * rate / 1e4:,.0f} 万）在 {month_text(eleventh, 'zh')} 用完（规划期至 "
+                        f"{month_text(last, 'zh')}）；到规划期末达到预算的 112%。")
     assert "工作流 '每月微调'" in texts[1]  # the named programme's workstream in Chinese
     assert tl.warnings[0].startswith(f"The total budget (6,000,000 USD) is spent by {eleventh} (the horizon ends {last})")
     view = ProgrammeView(lang="zh", currency="CNY")

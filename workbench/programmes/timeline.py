@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from . import fleets
-from ..reference.i18n import name_label, t
+from ..reference.i18n import month_text, name_label, t
 from ..reference.numbers import money
 from .programme import RESOURCE_CATEGORIES, TRAINING_STAGES, Programme, ProgrammeError
 from .placement import (DAYS_PER_MONTH, FRAME_COLUMNS, GPU_HOUR_CLASSES, PROFILES, UNTAGGED, hidden_block, price_scenarios, profile_of, profiles, serving_block, staff_block, trained_tokens, training_block)  # noqa: F401
@@ -333,6 +333,9 @@ def warning_text(key: str, params: dict, lang: str = "en", currency: str = "USD"
     values = {k.removesuffix("_usd"): v for k, v in values.items()}
     if "resource" in values:
         values["resource"] = t(values["resource"], lang) if lang == "zh" else values["resource"]
+    for field in ("month_label", "horizon_label"):  # 2027 年 3 月 for a Chinese reader
+        if field in values:
+            values[field] = month_text(values[field], lang)
     for field in ("workstream", "name"):  # the named programmes' workstreams in the reader's language
         if isinstance(values.get(field), str):
             values[field] = name_label(values[field], lang)

@@ -379,6 +379,24 @@ TEXT = {
 #: Validation problems (``ScenarioError.problem``) and allowed-value texts in Chinese; a problem not listed
 #: here (one with a GPU name or a number in it) is shown in English.
 PROBLEMS_ZH = {
+    # the rest of the checks (tests/test_messages_zh.py finds every literal problem in the code and wants it here)
+    "is negative": "为负数", "is not a language of the app": "不是应用支持的语言", "is not a view of the app": "不是应用的视图",
+    "a batch of scenarios cannot be shown": "无法显示一批方案", "the size curve takes a single scenario": "规模曲线只接受单个方案",
+    "is not a number of points": "不是有效的点数", "is not a size span": "不是有效的规模范围",
+    "the total cost overflows": "总成本溢出", "is not a Scenario": "不是方案（Scenario）",
+    "has no single serving summary": "没有单一的推理汇总", "is not a single Scenario": "不是单个方案",
+    "is not a number of draws": "不是有效的抽样次数", "is not a seed": "不是有效的随机种子",
+    "sensitivity takes a single scenario": "敏感性分析只接受单个方案", "is not a numeric scenario field": "不是数值型的方案字段",
+    "is not same while pricing is self_hosted (owned GPUs run every stage)":
+        "计价方式为自建时必须为“与训练集群相同”（自有 GPU 运行所有阶段）",
+    "is not a list of 1 or more workstreams": "不是包含至少一条工作流的列表",
+    "is not a list of 1 to 10 percentages": "不是包含 1 到 10 个百分比的列表",
+    "is not a way of checking content": "不是内容审核方式", "is not true or false": "不是 true 或 false",
+    "names a stage twice": "重复列出了同一阶段", "needs every_months (how often a cycle starts)": "需要发布间隔（every_months，多久开始一轮）",
+    "is 0 while serve_months is set": "在设置了在线月数时为 0", "is not a usable tag key": "不是可用的标签键",
+    "holds several values": "包含多个值", "is not a list": "不是列表", "is not a Workstream": "不是工作流",
+    "is not a resource with a budget": "不是有预算的资源", "is not a Programme": "不是项目计划",
+    "is not a tag of this programme": "不是本项目计划的标签",
     "is a vanishing fraction of a token": "是微不足道的 token 分数",
     "is not a whole number of the hardware's useful lives": "不是硬件使用年限的整数倍",
     "is not a number": "不是数字", "is not a finite number": "不是有限的数字", "is not a whole number": "不是整数",
@@ -720,4 +738,10 @@ def why_not_zh(text: str) -> str:
                                      {v[0]: v[1] for v in CHOICE_LABELS["pricing"].values()}.get(g, g)
                                      for g in match.groups()))
     return problem_zh(str(text))
+
+
+def month_text(label, lang: str = "en") -> str:
+    """A calendar month (``2027-03``) as a reader of ``lang`` writes it: ``2027-03``, ``2027 年 3 月``."""
+    match = re.fullmatch(r"(\d{4})-(\d{2})", str(label))
+    return f"{match[1]} 年 {int(match[2])} 月" if lang == "zh" and match else str(label)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..bill.review import NOTHING_USD, versus  # noqa: F401 - the words of a comparison live with the review
-from ..reference.i18n import t
+from ..reference.i18n import month_text, t
 from .csv_export import to_csv
 
 def _compared(frame: pd.DataFrame, key: str, rate: float, lang: str) -> pd.DataFrame:
@@ -41,7 +41,8 @@ def billed_months(review) -> pd.DataFrame:
 def by_month(review, lang: str = "en", rate: float = 1.0) -> pd.DataFrame:
     """Plan against actual per calendar month the bill covers: ``month``, ``planned``, ``actual``, ``difference``,
     ``versus``."""
-    return _compared(billed_months(review), "month", rate, lang)
+    months = billed_months(review)
+    return _compared(months.assign(month=[month_text(m, lang) for m in months["month"]]), "month", rate, lang)
 
 
 def alert_table(review, lang: str = "en", rate: float = 1.0) -> pd.DataFrame:

@@ -56,10 +56,21 @@ def cost_by_stage(frame: pd.DataFrame, *, title="Cost by stage and category", st
 def tornado(frame: pd.DataFrame, *, title="Sensitivity", input_title="Input", change_title="Change in total",
             side_title="", value_title="value", currency="USD") -> alt.Chart:
     """Horizontal bars from the base total to the total at each input's low and high value, largest swing
-    on top. Frame: input, side, value, unit, delta, total, order."""
-    return alt.Chart(_source(frame, "frame"), title=title, width=WIDTH, height=max(120, 24 * frame["input"].nunique())).mark_bar().encode(
-        y=alt.Y("input:N", title=input_title, sort=alt.EncodingSortField("order", op="min")),
-        x=alt.X("delta:Q", title=f"{change_title} [{currency}]", axis=alt.Axis(labelExpr=_BILLIONS)),
+    on top, each bar labelled with the input's value at that end. Frame: input, side, value, unit, delta, total,
+    order and ``value_text`` (the value as a reader writes it, with its unit)."""
+    base = alt.Chart(_source(frame, "frame"), title=title, width=WIDTH, height=max(120, 24 * frame["input"].nunique()))
+    y = alt.Y("input:N", title=input_title, sort=alt.EncodingSortField("order", op="min"))
+    x = alt.X("delta:Q", title=f"{change_title} [{currency}]", axis=alt.Axis(labelExpr=_BILLIONS))
+    labels = base.mark_text(fontSize=10, color="#333", align=alt.expr("datum.delta < 0 ? 'right' : 'left'"),
+                            dx=alt.expr("datum.delta < 0 ? -3 : 3")).encode(y=y, x=x, text="value_text:N")
+    return alt.layer(_tornado_bars(base, y, x, frame, input_title, side_title, value_title, change_title, currency),
+                     labels)
+
+
+def _tornado_bars(base, y, x, frame, input_title, side_title, value_title, change_title, currency):
+    return base.mark_bar().encode(
+        y=y,
+        x=x,
         color=alt.Color("side:N", title=side_title, sort=frame["side"].drop_duplicates().tolist(),
                         scale=alt.Scale(domain=frame["side"].drop_duplicates().tolist(), range=["#4c78a8", "#e45756"])),
         tooltip=[alt.Tooltip("input:N", title=input_title), alt.Tooltip("side:N", title=side_title),
@@ -87,7 +98,7 @@ def levers(frame: pd.DataFrame, *, title="Levers: saving if nothing goes wrong, 
 
 def split(frame: pd.DataFrame, *, title="Pre-training vs fine-tuning vs inference", group_title="Stage",
           cost_title="Cost", share_title="Share", currency="USD") -> alt.Chart:
-    """Donut of the cost shares. Frame: group, cost, share."""
+    """Donut of the cost shares, each arc labelled with its share. Frame: group, cost, share and ``label``."""
     base = alt.Chart(_source(frame, "frame"), title=title, width=260, height=220).encode(
         theta=alt.Theta("cost:Q", stack=True),
         color=alt.Color("group:N", title=group_title, sort=frame["group"].tolist(),
@@ -96,7 +107,8 @@ def split(frame: pd.DataFrame, *, title="Pre-training vs fine-tuning vs inferenc
                  alt.Tooltip("cost:Q", title=f"{cost_title} [{currency}]", format=",.0f"),
                  alt.Tooltip("share:Q", title=share_title, format=".1%")],
     )
-    return base.mark_arc(innerRadius=55, outerRadius=100)
+    return alt.layer(base.mark_arc(innerRadius=55, outerRadius=100),
+                     base.mark_text(radius=120, fontSize=11).encode(text="label:N"))
 
 
 def burn_down(burn: pd.DataFrame, alerts: pd.DataFrame, *, title="Planned spend", day_title="Day",
@@ -272,6 +284,8 @@ def _shape_of(builder, frames: dict) -> tuple:
 # The inputs' ranking and the histogram's counts change with every slider; the specifications do not.
 tornado.shape = lambda frame: (tuple(frame.columns), frame["input"].nunique(), tuple(pd.unique(frame["side"])))
 cost_range.shape = lambda bins, markers: (tuple(bins.columns), _shape(markers))
+# the donut's share labels are data; its groups (the legend's order) are shape
+split.shape = lambda frame: (tuple(frame.columns), tuple(frame["group"]))
 
 
 class ChartStack:

@@ -10,7 +10,7 @@ import pandas as pd
 
 from .csv_export import to_csv
 from ..plan.estimate import CATEGORIES
-from ..reference.i18n import t, name_label
+from ..reference.i18n import month_text, name_label, t
 from ..reference.numbers import money
 from ..programmes.timeline import Timeline
 
@@ -86,7 +86,7 @@ def crossings(timeline: Timeline, currency="USD", lang="en") -> pd.DataFrame:
         row = {t("budget", lang): budget_label(resource, lang),
                f"{t('amount', lang)} [{currency}]": f"{group['budget_usd'].iloc[0] * k:,.0f}"}
         for percent, month in zip(group["percent"], group["calendar_month"]):
-            row[f"{percent:g} %"] = month if isinstance(month, str) else t("not_reached", lang)
+            row[f"{percent:g} %"] = month_text(month, lang) if isinstance(month, str) else t("not_reached", lang)
         rows.append(row)
     return pd.DataFrame(rows)
 

@@ -40,8 +40,11 @@ def split(est: Estimate, currency="USD", lang="en") -> pd.DataFrame:
     """Pre-training vs fine-tuning vs inference: ``group``, ``cost``, ``share``."""
     totals = est.totals("group")
     total = totals.sum()
+    share = totals.to_numpy() / total if total > 0 else np.zeros(len(totals))
     return pd.DataFrame({"group": [t(g, lang) for g in totals.index], "cost": totals.to_numpy() * rate(est, currency),
-                         "share": totals.to_numpy() / total if total > 0 else 0.0})
+                         "share": share,
+                         # the share on its arc; none on a sliver too thin to carry it
+                         "label": [f"{s:.0%}" if s >= 0.03 else "" for s in share]})
 
 
 def tornado(sensitivity_table: pd.DataFrame, est: Estimate, currency="USD", lang="en", top: int = 10) -> pd.DataFrame:
@@ -55,8 +58,10 @@ def tornado(sensitivity_table: pd.DataFrame, est: Estimate, currency="USD", lang
         f = spec[row.input]
         label = f.label_zh if lang == "zh" else f.label
         for side, value, total in (("low", row.low_value, row.low_total_usd), ("high", row.high_value, row.high_total_usd)):
+            unit = t(f.unit, lang) if f.unit not in ("fraction", "factor") else ""
             rows.append({"input": label, "side": t(side, lang), "value": value, "unit": t(f.unit, lang),
-                         "delta": (total - row.base_total_usd) * r, "total": total * r, "order": order})
+                         "delta": (total - row.base_total_usd) * r, "total": total * r, "order": order,
+                         "value_text": f"{format_quantity(value, 3)} {unit}".strip()})
     return pd.DataFrame(rows)
 
 
