@@ -15,6 +15,7 @@ from ..reference import catalog, prices
 from ..report.views import format_quantity
 from ..report import views
 from ..reference.i18n import CHOICE_LABELS, choice_label, t
+from ..plan.money import HOW_TO_WRITE, HOW_TO_WRITE_ZH, MoneyError, parse_money
 from ..plan.scenario import ScenarioError, check_field
 
 
@@ -57,8 +58,10 @@ class FieldControl:
     """One scenario field: label with unit, slider or menu, a text box for typed values, an 'auto' button
     for fields whose empty value is resolved by the estimate, a message line and a help line."""
 
-    def __init__(self, field, value, on_change, lang="en", shared: SharedModels | None = None, on_reject=None):
+    def __init__(self, field, value, on_change, lang="en", shared: SharedModels | None = None, on_reject=None,
+                 cny_per_usd=lambda: 7.1):
         self.field, self.on_change, self.on_reject, self.lang = field, on_change, on_reject, lang
+        self.cny_per_usd = cny_per_usd  # the plan's rate, for an amount typed in renminbi (¥2,000万)
         self._syncing = False
         self.rejected = False  # the text box holds a value that failed validation (its message stays)
         self.error = None  # ...and the ScenarioError that refused it, to say again in another language
@@ -207,8 +210,10 @@ class FieldControl:
     def _text_changed(self, change):
         if self._syncing:
             return
+        note = ""
         try:
-            value = check_field(self.field.name, change["new"])
+            value, note = self._money(change["new"])
+            value = check_field(self.field.name, value)
         except ScenarioError as error:
             self.rejected, self.error = True, error
             self.set_error(error.message(self.lang, reader=True))
@@ -222,6 +227,23 @@ class FieldControl:
             finally:
                 self._syncing = False
         self._emit(value)
+        if note:  # an amount typed in renminbi: the dollars it became, said beside the box
+            self.set_note(note)
+
+    def _money(self, text):
+        """A money field's text as people type money (``$3M``, ``3 million``, ``¥2,000万``, ``2000万元``), in USD,
+        and the conversion when it was in renminbi; other fields' text as it is."""
+        if not (isinstance(text, str) and text.strip() and str(self.field.unit).startswith("USD")):
+            return text, ""
+        try:
+            money = parse_money(text, "USD", float(self.cny_per_usd()))
+        except MoneyError as error:
+            raise ScenarioError(self.field.name, text, error.problem, f"an amount such as {HOW_TO_WRITE}",
+                                f"金额，例如 {HOW_TO_WRITE_ZH}") from None
+        if money.currency == "USD":
+            return money.usd, ""
+        return money.usd, (f"¥{money.amount:,.0f} 按 {money.cny_per_usd:g} 元/美元 = {money.usd:,.0f} 美元"
+                           if self.lang == "zh" else money.note)
 
     def _auto_clicked(self, _button):
         self.set_value(None)

@@ -199,11 +199,22 @@ class PlannerRendering:
                                f"<div class='wb-serving'><b>{html.escape(t('serving', lang))}</b>: "
                                f"{html.escape(serving_text)}</div>"
                                f"<div class='wb-alerts'><b>{html.escape(t('alerts', lang))}</b> ({html.escape(basis)}): "
-                               f"{alert_text}</div>")
+                               f"{alert_text}{self._budget_verdict()}</div>")
         notes = est.warnings
         self._show_boundaries()
         self.notes.value = ("<div class='wb-notes'><b>" + html.escape(t("warnings", lang)) + ":</b> "
                             + " ".join(html.escape(views.warning_text(n, lang)) for n in notes) + "</div>") if notes else ""
+
+    def _budget_verdict(self) -> str:
+        """Within the budget or over it, and by how much, with the likely range's top against it."""
+        s, est, lang = self.scenario, self.est, self.lang
+        if s.budget_usd is None:
+            return ""
+        left = s.budget_usd - est.total_cost_usd
+        high = self.mc.percentile("total_cost_usd", 90) if self.mc is not None else est.total_cost_usd
+        key = "budget_over" if left < 0 else "budget_within_high" if high <= s.budget_usd else "budget_within"
+        text = t(key, lang).format(amount=self._money(abs(left)), high=self._money(high))
+        return f" · <b class='wb-budget-verdict'>{html.escape(text)}</b>"
 
     def _memory_text(self) -> str:
         """Memory per GPU against the usable capacity, the layout, and where the MFU comes from."""

@@ -230,10 +230,16 @@ class Planner(PlannerRendering):
         self.widget.add_class("wb-planner")
         self._relabel()
 
+    def _rate_for_typing(self) -> float:
+        """The rate an amount typed in renminbi is converted at: the plan's, or the field's default."""
+        rate = self.values.get("cny_per_usd")
+        return float(rate) if isinstance(rate, (int, float)) and rate > 0 else float(fields()["cny_per_usd"].default)
+
     def _control(self, name) -> FieldControl:
         if name not in self.controls:
             self.controls[name] = FieldControl(fields()[name], self.values[name], self._field_changed, self.lang,
-                                               self.shared, on_reject=self._field_rejected)
+                                               self.shared, on_reject=self._field_rejected,
+                                               cny_per_usd=lambda: self._rate_for_typing())
         return self.controls[name]
 
     @_safe

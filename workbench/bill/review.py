@@ -63,6 +63,7 @@ class Review:
     flags: list = field(default_factory=list)
     tags: dict = field(default_factory=dict)  # key -> frame: value, planned_usd, actual_usd (to date)
     planned_billed_usd: float = 0.0  # what the plan puts on a cloud bill over its horizon (like for like)
+    last_month_share: float = 1.0  # the share of its last month the bill covers (that month's plan to date)
 
     def to_dict(self) -> dict:
         # keys of their own: printed beside the bill's (by_category, by_tag), they must not replace them
@@ -267,7 +268,7 @@ def compare(bill: Actuals, plan, start: str | None = None, budget_usd: float | N
             tags[key] = pd.DataFrame({"value": values, "planned_usd": [float(planned_tag.get(v, 0.0)) for v in values],
                                       "actual_usd": [float(actual_tag.get(v, 0.0)) for v in values]})
     return Review(monthly, by_category, alerts, forecast, forecast + not_billed, plan.total_cost_usd, flags, tags,
-                  planned_billed)
+                  planned_billed, share if last else 1.0)
 
 
 def billed_plan_total(plan) -> float:

@@ -28,14 +28,18 @@ def by_category(review, lang: str = "en", rate: float = 1.0) -> pd.DataFrame:
 
 def billed_months(review) -> pd.DataFrame:
     """The review's months from the bill's first to its last, summed over categories (USD): ``month``,
-    ``planned_usd``, ``actual_usd``."""
+    ``planned_usd``, ``actual_usd``. A last month the bill covers in part is planned for that share (as the
+    comparison by category to date is), so that the two tables add up to the same plan."""
     monthly = review.monthly
     months = monthly.groupby(["plan_month", "month"], as_index=False)[["planned_usd", "actual_usd"]].sum()
     billed = monthly.loc[monthly["actual_usd"].abs() >= NOTHING_USD, "plan_month"]
     if billed.empty:
         return months.iloc[0:0][["month", "planned_usd", "actual_usd"]]
     inside = months["plan_month"].between(int(billed.min()), int(billed.max()))
-    return months.loc[inside, ["month", "planned_usd", "actual_usd"]].reset_index(drop=True)
+    out = months.loc[inside, ["plan_month", "month", "planned_usd", "actual_usd"]].reset_index(drop=True)
+    last = out["plan_month"] == out["plan_month"].max()
+    out.loc[last, "planned_usd"] = out.loc[last, "planned_usd"] * float(getattr(review, "last_month_share", 1.0))
+    return out[["month", "planned_usd", "actual_usd"]]
 
 
 def by_month(review, lang: str = "en", rate: float = 1.0) -> pd.DataFrame:

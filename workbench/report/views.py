@@ -173,7 +173,7 @@ _ASSIGNMENT = re.compile(r"\b([a-z][a-z0-9_]*)\s?=\s?([^\s;:,)：，；（）]+)
 _IDENTIFIER = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")
 _COLON = (": ", "：")
 _EXPONENT = re.compile(r"(?<![\w.])\d+(?:\.\d+)?e[-+]?\d+(?![\w.])")
-_DATA_FILE = re.compile(r"\s*\(?\bdata/[a-z_]+\.csv\)?")
+_DATA_FILE = re.compile(r"\s*[(（]?\bdata/[a-z_]+\.csv[)）]?")
 
 
 def field_label(name: str, lang: str = "en") -> str:

@@ -34,13 +34,17 @@ WORDS = {
     "crossings": ("Budget alerts", "预算预警"), "levers": ("Cost levers", "降本措施"), "warnings": ("Warnings", "提示"),
     "assumptions": ("Assumptions", "假设"), "kpis": ("Unit costs", "单位成本"),
     "plan": ("Plan", "方案"), "programme": ("Programme", "项目计划"), "total": ("Total cost", "总成本"),
-    "range": ("Likely range (P10 to P90)", "可能区间（P10 至 P90）"), "p10": ("low (P10)", "低（P10）"),
+    "range": ("Likely range (P10 to P90)", "可能区间（P10 至 P90）"),
+    "range_note": ("from the app's Monte Carlo at these inputs; not recomputed when a cell is changed",
+                   "按当前输入的蒙特卡洛模拟得出；修改单元格时不会重算"),
+    "lowers_service": ("lowers the service level", "降低服务水平"), "p10": ("low (P10)", "低（P10）"),
     "p90": ("high (P90)", "高（P90）"), "gpu_hours": ("Pre-training GPU-hours", "预训练 GPU 小时"),
+    "finetune_gpu_hours": ("Fine-tuning GPU-hours", "微调 GPU 小时"),
     "n_gpus": ("GPUs", "GPU 数量"), "wall_days": ("Wall-clock days", "工期（天）"),
     "mfu": ("Share of peak the GPUs reach (MFU)", "GPU 峰值利用率（MFU）"),
     "budget": ("Budget", "预算"), "left": ("Budget left (negative: over)", "预算余额（负数为超支）"),
     "rate": ("Exchange rate, {cur} per USD", "汇率（每美元兑 {cur}）"),
-    "rate_note": ("change it here: every figure in {cur} follows", "在此修改，所有 {cur} 金额随之更新"),
+    "rate_note": ("change it here: every amount in {cur} follows", "在此修改，所有 {cur} 金额随之更新"),
     "horizon": ("Months", "月数"), "beyond": ("Cost after the horizon (not in the total)", "计划期之后的成本（不计入总额）"),
     "first_run": ("First training run", "首次训练"), "after": ("Everything after it", "其后全部"),
     "stage": ("Stage", "阶段"), "category": ("Category", "类别"), "item": ("Item", "项目"),
@@ -139,6 +143,17 @@ def _to_bytes(book: Workbook) -> bytes:
     return out.getvalue()
 
 
+#: The summary's rate cell: every amount in the display currency is its USD value times it.
+RATE_REF = "'{summary}'!$B$3"
+
+
+def _usd(sheet, row: int, column: int, usd, money: str, rate_ref: str, bold: bool = False):
+    """An amount in the display currency as ``=<usd>*<rate cell>``: it follows the rate; empty when not finite."""
+    if usd is None or not np.isfinite(float(usd)):
+        return _put(sheet, row, column, None)
+    return _formula(sheet, row, column, f"={float(usd)!r}*{rate_ref}", money, bold)
+
+
 def _rate_cell(sheet, row: int, currency: str, rate: float, lang: str) -> str:
     """Writes the exchange rate at ``row`` of the summary; returns its absolute reference."""
     _put(sheet, row, 1, word("rate", lang, cur=currency) if currency != "USD" else word("rate_usd", lang))
@@ -226,11 +241,12 @@ def estimate_workbook(est, currency: str = "USD", lang: str = "en", mc=None, lev
     row = 4
     if mc is not None:
         _put(summary, row, 1, word("range", lang) + f" [{currency}]")
-        _put(summary, row, 2, mc.percentile("total_cost_usd", 10) * rate, money)
-        _put(summary, row, 3, mc.percentile("total_cost_usd", 90) * rate, money)
-        _put(summary, row, 4, f"{word('p10', lang)} / {word('p90', lang)}")
+        _usd(summary, row, 2, mc.percentile("total_cost_usd", 10), money, "$B$3")
+        _usd(summary, row, 3, mc.percentile("total_cost_usd", 90), money, "$B$3")
+        _put(summary, row, 4, f"{word('p10', lang)} / {word('p90', lang)}: {word('range_note', lang)}")
         row += 1
-    for key, value, number_format in (("gpu_hours", est.gpu_hours, _WHOLE), ("n_gpus", est.n_gpus, _WHOLE),
+    hours = "gpu_hours" if est.scenario.plan_kind == "pretrain" else "finetune_gpu_hours"
+    for key, value, number_format in ((hours, est.gpu_hours, _WHOLE), ("n_gpus", est.n_gpus, _WHOLE),
                                       ("wall_days", est.wall_days, "#,##0.0"), ("mfu", est.mfu, "0.0%")):
         _put(summary, row, 1, word(key, lang))
         _put(summary, row, 2, float(value), number_format)
@@ -280,7 +296,8 @@ def _assumptions(sheet, row: int, est, lang: str) -> None:
             if isinstance(value, str) and f.choices:
                 value = choice_label(name, value, lang)
             _put(sheet, row, 2, value, _WHOLE if isinstance(value, float) and abs(value) >= 1000 else None)
-            _put(sheet, row, 4, f.source or word("typed" if value != f.default else "default", lang))
+            typed = value != f.default  # a typed value's source is the reader, not the default's
+            _put(sheet, row, 4, word("typed", lang) if typed else (f.source or word("default", lang)))
         _put(sheet, row, 3, t(f.unit, lang))
 
 
@@ -288,9 +305,10 @@ def _estimate_crossings(book, est, currency: str, rate: float, lang: str) -> Non
     rows = est.to_dict().get("budget_alerts") or []
     sheet = book.create_sheet(word("crossings", lang))
     _header(sheet, 1, [word("alert", lang), word("threshold", lang, cur=currency), word("crossed_on", lang)], [14, 20, 24])
+    rate_ref = RATE_REF.format(summary=word("summary", lang))
     for i, alert in enumerate(rows, start=2):
         _put(sheet, i, 1, f"{alert['alert_percent']:g} %")
-        _put(sheet, i, 2, alert["threshold_usd"] * rate, _money_format(currency))
+        _usd(sheet, i, 2, alert["threshold_usd"], _money_format(currency), rate_ref)
         when = alert.get("date") or (word("day", lang, d=alert["day"]) if alert.get("crossed") else word("not_crossed", lang))
         _put(sheet, i, 3, str(when))
     if not rows:
@@ -298,18 +316,24 @@ def _estimate_crossings(book, est, currency: str, rate: float, lang: str) -> Non
 
 
 def _levers(book, table: pd.DataFrame, currency: str, rate: float, lang: str) -> None:
-    """The levers that help (applicable, saving after risk above zero), best first."""
+    """The levers that help (applicable, saving after risk above zero), plain savings first and those that lower
+    the service level after them, marked; risks in words with field labels."""
+    from .views import readable  # the report layer's words for field ids
     sheet = book.create_sheet(word("levers", lang))
     money = _money_format(currency)
+    rate_ref = RATE_REF.format(summary=word("summary", lang))
     _header(sheet, 1, [word("lever", lang), word("saving", lang, cur=currency), word("risk_cost", lang, cur=currency),
                        word("net", lang, cur=currency), word("risk", lang), word("source", lang)], [50, 16, 16, 18, 70, 60])
-    useful = table[table["applicable"] & (table["risk_adjusted_saving_usd"] > 0)]
-    for i, lever in enumerate(useful.sort_values("risk_adjusted_saving_usd", ascending=False).to_dict("records"), start=2):
-        _put(sheet, i, 1, lever["name_zh"] if lang == "zh" else lever["name"])
-        _put(sheet, i, 2, lever["saving_usd"] * rate, money)
-        _put(sheet, i, 3, lever["risk_usd"] * rate, money)
+    lowers = table["lowers_service"] if "lowers_service" in table else pd.Series(False, index=table.index)
+    useful = table[table["applicable"] & (table["risk_adjusted_saving_usd"] > 0)].assign(_lowers=lowers)
+    ordered = useful.sort_values(["_lowers", "risk_adjusted_saving_usd"], ascending=[True, False])
+    for i, lever in enumerate(ordered.to_dict("records"), start=2):
+        name = lever["name_zh"] if lang == "zh" else lever["name"]
+        _put(sheet, i, 1, f"{name} ({word('lowers_service', lang)})" if lever["_lowers"] else name)
+        _usd(sheet, i, 2, lever["saving_usd"], money, rate_ref)
+        _usd(sheet, i, 3, lever["risk_usd"], money, rate_ref)
         _formula(sheet, i, 4, f"=B{i}-C{i}", money)
-        _put(sheet, i, 5, lever["risk_zh"] if lang == "zh" else lever["risk"])
+        _put(sheet, i, 5, readable(lever["risk_zh"] if lang == "zh" else lever["risk"], lang))
         _put(sheet, i, 6, lever["source"])
 
 
@@ -452,14 +476,10 @@ def review_workbook(review, bill, currency: str = "USD", lang: str = "en", rate:
 
     compared(word("by_category", lang), word("category", lang), review.by_category, "category")
     compared(word("monthly", lang), word("month", lang), bill_views.billed_months(review), "month")
-    tags = [table.assign(tag=t(key, lang)) for key, table in review.tags.items()]
-    if tags:
-        frame = pd.concat(tags, ignore_index=True)
-        frame = frame[frame[["planned_usd", "actual_usd"]].abs().max(axis=1) >= bill_views.NOTHING_USD]
-        colon = "：" if lang == "zh" else ": "
-        frame = frame.assign(value=[f"{tag}{colon}{t(value, lang) if value == UNATTRIBUTED else value}"
-                                    for tag, value in zip(frame["tag"], frame["value"])])
-        compared(word("by_tag", lang), word("tag", lang), frame, "value")
+    for key, table in review.tags.items():  # one sheet per tag key: each sums to the bill on its own
+        frame = table[table[["planned_usd", "actual_usd"]].abs().max(axis=1) >= bill_views.NOTHING_USD]
+        frame = frame.assign(value=[t(v, lang) if v == UNATTRIBUTED else v for v in frame["value"]])
+        compared(f"{word('by_tag', lang)} {t(key, lang)}"[:31], t(key, lang), frame, "value")
 
     alerts = book.create_sheet(word("crossings", lang))
     table = bill_views.alert_table(review, lang, 1.0)
