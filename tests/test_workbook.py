@@ -136,3 +136,22 @@ def test_every_preset_programme_makes_a_workbook():
             data = workbook.plan_workbook(tl, currency, lang)
             book = openpyxl.load_workbook(io.BytesIO(data))
             assert len(book.sheetnames) == 6
+
+
+def test_the_rate_cell_drives_every_amount_in_the_display_currency(tmp_path):
+    """The summary says: change the rate here and every amount in CNY follows. Doubling it doubles the total, the
+    range, the alert thresholds and the levers' savings (found by the finance lead's session: they were numbers)."""
+    est = estimate(Scenario(params="70B", budget_usd="8M"))
+    from workbench import levers, monte_carlo
+    path = tmp_path / "rate.xlsx"
+    path.write_bytes(workbook.estimate_workbook(est, "CNY", "zh", mc=monte_carlo(est.scenario, n=2_000),
+                                                lever_table=levers(est.scenario)))
+    before = recalculated(path, tmp_path / "a")
+    book = openpyxl.load_workbook(path)
+    book["摘要"]["B3"].value = 2 * est.scenario.cny_per_usd
+    book.save(path)
+    after = recalculated(path, tmp_path / "b")
+    cells = [("摘要", "B2"), ("摘要", "B4"), ("摘要", "C4"), ("预算预警", "B2"), ("降本措施", "B2"), ("降本措施", "D2"),
+             ("成本明细", "H2")]
+    for sheet, cell in cells:
+        assert after[sheet][cell].value == pytest.approx(2 * before[sheet][cell].value, rel=1e-9), (sheet, cell)

@@ -97,7 +97,7 @@ class LeverPanel:
             adjusted=self._money(lever.risk_adjusted_saving_usd), days=days,
             changes=views.describe_changes(lever.changes, lever.applied, lang))
         crosses = "".join(f"<br><span class='wb-boundary'>⚠ {html.escape(t('levers_crosses', lang))} "
-                          f"{html.escape(views.warning_text(warning, lang))}</span>" for warning in lever.crosses)
+                          f"{html.escape(views.warning_text(warning, lang, self.currency, self.rate))}</span>" for warning in lever.crosses)
         mark = (f"<span class='wb-boundary'>{html.escape(t('levers_lowers_service', lang))}</span><br>"
                 if lowers else "")
         risk = views.readable(lever.risk_zh if lang == "zh" else lever.risk, lang)
@@ -133,6 +133,6 @@ class LeverPanel:
             if len(skipped):
                 rows.append(w.HTML("<div class='wb-lever-risk'>" + html.escape(t("levers_not_applicable", lang)) + " "
                                    + "; ".join(html.escape(f"{r.name_zh if lang == 'zh' else r.name} "
-                                                           f"({views.readable(why_not_zh(r.why_not) if lang == 'zh' else r.why_not, lang)})")
+                                                           f"({views.warning_text(why_not_zh(r.why_not) if lang == 'zh' else r.why_not, lang, self.currency, self.rate)})")
                                                for r in skipped.itertuples()) + "</div>"))
         self.rows.children = rows

@@ -203,7 +203,8 @@ class PlannerRendering:
         notes = est.warnings
         self._show_boundaries()
         self.notes.value = ("<div class='wb-notes'><b>" + html.escape(t("warnings", lang)) + ":</b> "
-                            + " ".join(html.escape(views.warning_text(n, lang)) for n in notes) + "</div>") if notes else ""
+                            + " ".join(html.escape(views.warning_text(n, lang, self.currency, views.rate(est, self.currency)))
+                                       for n in notes) + "</div>") if notes else ""
 
     def _budget_verdict(self) -> str:
         """Within the budget or over it, and by how much, with the likely range's top against it."""
@@ -265,7 +266,7 @@ class PlannerRendering:
         for note in self.est.warnings if self.est is not None else ():
             control = self.controls.get(boundaries.field_of(note) or "")
             if control is not None:
-                control.set_note(views.warning_text(note, self.lang))
+                control.set_note(views.warning_text(note, self.lang, self.currency, views.rate(self.est, self.currency)))
 
     def _serving_text(self) -> str:
         """USD (or CNY) per million input / output / blended tokens, GPUs, replica, batch and latency; a price with

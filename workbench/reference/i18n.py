@@ -587,7 +587,7 @@ def unit_label(unit: str, lang: str = "en") -> str:
 #: programme books to itself; a user's own names are shown as typed.
 NAMES_ZH = {"pre-training": "预训练", "monthly fine-tune": "每月微调", "quarterly release": "季度发布",
             "serving": "推理服务", "core team": "核心团队", "post-training team": "后训练团队", "operations": "运维",
-            "programme": "项目计划"}
+            "programme": "项目计划", "development": "开发调试"}
 
 
 def name_label(name: str, lang: str = "en") -> str:
@@ -687,6 +687,15 @@ _WARNING_PATTERNS_ZH = (
     (r"serving: a replica of ([\d,]+) GPUs spans ([\d,]+) nodes; tensor-parallel communication between nodes is not "
      r"modelled, so its latency and cost are optimistic",
      "推理：一个副本的 {0} 块 GPU 跨越 {1} 个节点；节点间的张量并行通信未建模，延迟和成本偏乐观"),
+    (r"log_sampling_ratio=(\S+) on ([\d,]+) GPUs: (\d+)% of the ([\d,]+) failures expected lack the failing node's "
+     r"logs, adding about ([\d,]+) GPU-h \(([\d,]+) USD of GPU time\) of idle cluster while it is found \((.+)\)",
+     "日志采样比例 {0}，{1} 块 GPU：预计 {3} 次故障中有 {2}% 缺少故障节点的日志，排查期间集群闲置约 {4} GPU 小时"
+     "（{5} USD 的 GPU 时间）"),
+    (r"precision=(\S+) without a divergence allowance: a divergence restart is expected with probability (\d+)% over "
+     r"(\S+) tokens, about ([\d,]+) GPU-h \(([\d,]+) USD of GPU time\); set divergence_allowance=expected to carry "
+     r"it \((.+)\)",
+     "精度 {0} 未计入发散余量：在 {2} token 上预计以 {1}% 的概率发生一次发散重启，约 {3} GPU 小时（{4} USD 的 GPU 时间）；"
+     "请将发散余量设为“计入期望重启成本”"),
     (r"the model does not fit in memory with (.+): (.+) \(the totals assume it fits\)",
      "模型在 {0} 下显存放不下：{1}（总额按能放下计算）"),
 )

@@ -33,11 +33,25 @@ def _decimal(value: float, digits: int, lang: str) -> str:
     return format_decimal(value, format=pattern, locale=_LOCALES.get(lang, "en_US"))
 
 
+def _number(value) -> float | str | None:
+    """``value`` as a float; an integer beyond floats as its power of ten (text); None when it is no number."""
+    try:
+        x = float(value)
+    except OverflowError:  # an int of 400 digits
+        digits = str(abs(int(value)))
+        return f"{'-' if value < 0 else ''}{digits[0]}.{digits[1:3]} × 10^{len(digits) - 1}"
+    except (TypeError, ValueError, ArithmeticError):
+        return None
+    return x if math.isfinite(x) else None
+
+
 def money(value: float, currency: str = "USD", lang: str = "en") -> str:
     """An amount in ``currency`` for a reader of ``lang`` (see the module docstring); NaN as an em dash."""
-    if value is None or not math.isfinite(float(value)):
+    x = _number(value)
+    if x is None:
         return "—"
-    x = float(value)
+    if isinstance(x, str):
+        return f"{x} {currency}"
     if lang != "zh":
         return f"{_decimal(x, 0, lang)} {currency}"
     sign = "−" if x < 0 else ""
@@ -54,9 +68,11 @@ def money(value: float, currency: str = "USD", lang: str = "en") -> str:
 def plain(value: float, lang: str = "en", digits: int = 4) -> str:
     """A quantity with ``digits`` significant digits and no exponent: whole numbers grouped up to the large units
     (``97,259``; ``2.41 M`` / ``9.73 万``), small ones in fixed notation (``0.000067``)."""
-    if value is None or not math.isfinite(float(value)):
+    x = _number(value)
+    if x is None:
         return "—"
-    x = float(value)
+    if isinstance(x, str):
+        return x
     if x == 0:
         return "0"
     size = abs(x)
@@ -82,23 +98,44 @@ def compact(value, digits: int = 6) -> str:
         return ""
     if isinstance(value, str):
         return value
-    x = float(value)
+    x = _number(value)
+    if not isinstance(x, float):
+        return x or ""  # nothing a box reads back: empty (auto)
+    if x != 0:  # rounded first, so that 999.6 at 3 digits is 1k, not 1e+03 (unless rounding overflows)
+        rounded = float(f"{x:.{digits}g}")
+        x = rounded if math.isfinite(rounded) else x
     for size, suffix in ((1e15, "P"), (1e12, "T"), (1e9, "B"), (1e6, "M")):
         if abs(x) >= size:
             if abs(x) >= 1e18:  # beyond a planning figure: the power of ten
                 return _decimal(x, 0, "en").replace(" ", "")
-            return f"{x / size:.{digits}g}{suffix}"
+            return f"{_general(x / size, digits)}{suffix}"
     text = f"{x:.{digits}g}"
     if "e+" in text and abs(x) >= 1e3:  # 2810 at 3 digits: 2.81k, not 2.81e+03
-        return f"{x / 1e3:.{digits}g}k"
-    if "e-" in text:  # 6.705e-05 -> 0.00006705: a reader types and reads no exponent
-        decimals = min(digits - 1 - math.floor(math.log10(abs(x))), 340)
-        return f"{x:.{decimals}f}".rstrip("0").rstrip(".")
-    return text
+        return f"{_general(x / 1e3, digits)}k"
+    return _general(x, digits)
+
+
+def _general(x: float, digits: int) -> str:
+    """``format(x, '.{digits}g')`` without its exponent: 6.705e-05 -> 0.00006705, 7e+02 at 1 digit -> 700."""
+    text = f"{x:.{digits}g}"
+    return _significant(x, digits) if "e" in text else text
+
+
+def _significant(x: float, digits: int) -> str:
+    """``x`` rounded to ``digits`` significant digits, in fixed notation, trailing zeros dropped."""
+    if x == 0:
+        return "0"
+    decimals = digits - 1 - math.floor(math.log10(abs(x)))
+    rounded = round(x, decimals)
+    text = f"{rounded:.{min(max(decimals, 0), 340)}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def power_of_ten(value: float, digits: int = 3) -> str:
     """A very large count as ``8.72 × 10^23``: FLOPs, which no unit of thousands makes readable."""
-    mantissa, _, exponent = f"{float(value):.{digits - 1}e}".partition("e")
+    x = _number(value)
+    if not isinstance(x, float):
+        return x or "—"
+    mantissa, _, exponent = f"{x:.{max(digits, 1) - 1}e}".partition("e")
     return f"{float(mantissa):g} × 10^{int(exponent)}"
 

@@ -14,7 +14,7 @@ import pandas as pd
 from ..formulas import budget, scaling
 from ..plan.estimate import CATEGORIES, STAGES, Estimate, estimate, stage_groups, totals
 from ..reference.i18n import choice_label, item_label, t, unit_label, warning_zh
-from ..reference.numbers import compact, plain
+from ..reference.numbers import compact, money, plain
 from .csv_export import to_csv
 from ..plan.scenario import Scenario, ScenarioError, fields
 
@@ -204,9 +204,17 @@ def readable(text: str, lang: str = "en") -> str:
     return _IDENTIFIER.sub(lambda m: f"“{field_label(m.group(0), lang)}”" if m.group(0) in spec else m.group(0), out)
 
 
-def warning_text(text: str, lang: str = "en") -> str:
-    """An estimate's warning for the app's reader: in Chinese where translated, field ids as labels, no exponents."""
-    return readable(warning_zh(text) if lang == "zh" else text, lang)
+_USD_AMOUNT = re.compile(r"(-?[\d,]+(?:\.\d+)?) USD\b(?!/)")
+
+
+def warning_text(text: str, lang: str = "en", currency: str = "USD", rate: float = 1.0) -> str:
+    """An estimate's warning (or any sentence of the engine's, its amounts ``N USD``) for the app's reader: in
+    Chinese where translated, field ids as labels, no exponents, amounts in the display currency (¥ and 万 in
+    Chinese)."""
+    out = readable(warning_zh(text) if lang == "zh" else text, lang)
+    if currency == "USD" and lang != "zh":
+        return out
+    return _USD_AMOUNT.sub(lambda m: money(float(m.group(1).replace(",", "")) * rate, currency, lang), out)
 
 
 def describe_changes(changes: str, applied: dict, lang: str = "en") -> str:

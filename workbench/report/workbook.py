@@ -22,7 +22,7 @@ from openpyxl.utils import get_column_letter
 from ..plan.estimate import CATEGORIES, STAGES
 from ..plan.scenario import fields
 from ..programmes.timeline import warning_text
-from ..reference.i18n import choice_label, item_label, t, unit_label
+from ..reference.i18n import NAMES_ZH, choice_label, item_label, name_label, t, unit_label
 from . import bill_views
 from ..bill.actuals import UNATTRIBUTED
 from .csv_export import FORMULA_STARTS
@@ -268,7 +268,8 @@ def estimate_workbook(est, currency: str = "USD", lang: str = "en", mc=None, lev
     _estimate_crossings(book, est, currency, rate, lang)
     if lever_table is not None:
         _levers(book, lever_table, currency, rate, lang)
-    _warnings(book, list(est.warnings), lang)
+    from .views import warning_text  # the app's words for the engine's warnings
+    _warnings(book, [warning_text(w, lang, currency, rate) for w in est.warnings], lang)
     return _to_bytes(book)
 
 
@@ -371,8 +372,8 @@ def plan_workbook(timeline, currency: str = "USD", lang: str = "en", rate: float
     for offset, line in enumerate(lines.itertuples(index=False)):
         r = first + offset
         _put(lines_sheet, r, 1, labels[line.month])
-        _put(lines_sheet, r, 2, line.workstream)
-        _put(lines_sheet, r, 3, t(line.stage, lang))
+        _put(lines_sheet, r, 2, name_label(line.workstream, lang))
+        _put(lines_sheet, r, 3, name_label(line.stage, lang) if line.stage in NAMES_ZH else t(line.stage, lang))
         _put(lines_sheet, r, 4, t(line.category, lang))
         _put(lines_sheet, r, 5, item_label(line.item, lang))
         _put(lines_sheet, r, 6, float(line.gpu_hours), "#,##0.0")
@@ -388,7 +389,7 @@ def plan_workbook(timeline, currency: str = "USD", lang: str = "en", rate: float
     total_ref = _sheet_ref(monthly_sheet.title, f"{get_column_letter(2 + len(categories))}{sum_row}")
 
     first_usd, after_usd = timeline.first_run_split()
-    _put(summary, 1, 1, programme.name or word("programme", lang), bold=True)
+    _put(summary, 1, 1, _programme_name(programme.name, lang) or word("programme", lang), bold=True)
     summary["A1"].font = Font(bold=True, size=14)
     _put(summary, 2, 1, word("total", lang) + f" [{currency}]", bold=True)
     _formula(summary, 2, 2, f"={total_ref}", money, bold=True)
@@ -411,15 +412,26 @@ def plan_workbook(timeline, currency: str = "USD", lang: str = "en", rate: float
     return _to_bytes(book)
 
 
+def _programme_name(name: str, lang: str) -> str:
+    """A named programme's title in ``lang`` (data/programme_presets.csv); a user's own as typed."""
+    if lang != "zh":
+        return name
+    from ..programmes import programme_presets
+    table = programme_presets.presets()
+    match = table[table["label"] == name]
+    return str(match["label_zh"].iloc[0]) if len(match) else name
+
+
 def _plan_alerts(book, timeline, currency: str, rate: float, lang: str) -> None:
     sheet = book.create_sheet(word("crossings", lang))
     alerts = timeline.alerts()
     _header(sheet, 1, [word("resource", lang), word("budget", lang) + f" [{currency}]", word("alert", lang),
                        word("threshold", lang, cur=currency), word("crossed_on", lang)], [16, 18, 12, 18, 16])
     money = _money_format(currency)
+    rate_ref = RATE_REF.format(summary=word("summary", lang))
     for i, alert in enumerate(alerts.to_dict("records"), start=2):
         _put(sheet, i, 1, t(alert["resource"], lang) if alert["resource"] != "total" else word("total", lang))
-        _put(sheet, i, 2, alert["budget_usd"] * rate, money)
+        _usd(sheet, i, 2, alert["budget_usd"], money, rate_ref)
         _put(sheet, i, 3, f"{alert['percent']:g} %")
         _formula(sheet, i, 4, f"=B{i}*{float(alert['percent']) / 100!r}", money)
         month = alert.get("calendar_month")
@@ -432,14 +444,15 @@ def _plan_kpis(book, timeline, currency: str, rate: float, lang: str) -> None:
     sheet = book.create_sheet(word("kpis", lang))
     kpis = timeline.kpis()
     money = _money_format(currency)
+    rate_ref = RATE_REF.format(summary=word("summary", lang))
     _header(sheet, 1, [word("month", lang), word("cost_month", lang, cur=currency), word("trained_tokens", lang),
                        word("served_tokens", lang), word("cost_per_m", lang, cur=currency)], [10, 18, 20, 20, 22])
     for i, (month, row) in enumerate(kpis.iterrows(), start=2):
         _put(sheet, i, 1, timeline.programme.month_label(int(month)))
-        _put(sheet, i, 2, row["cost_usd"] * rate, money)
+        _usd(sheet, i, 2, row["cost_usd"], money, rate_ref)
         _put(sheet, i, 3, row["trained_tokens"], _WHOLE)
         _put(sheet, i, 4, row["served_tokens"], _WHOLE)
-        _put(sheet, i, 5, row["usd_per_million_served_tokens"] * rate, "#,##0.0000")
+        _usd(sheet, i, 5, row["usd_per_million_served_tokens"], "#,##0.0000", rate_ref)
 
 
 # -- a bill against its plan --------------------------------------------------------------------------------------
