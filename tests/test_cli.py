@@ -107,8 +107,8 @@ def test_validate_prints_the_comparison():
 
 def test_help_shows_defaults_as_one_would_type_them():
     text = " ".join(run("estimate", "--help").stdout.split())
-    assert "experts). [parameters] Allowed: a number from 1e+06 to 1e+13 [parameters]. Default: 7e+09." in text
-    assert "Default: 2e+12." in text and "characters. Default: empty." in text
+    assert "experts). [parameters] Allowed: a number from 1M to 10T [parameters]. Default: 7B." in text
+    assert "Default: 2T." in text and "characters. Default: empty." in text
     assert "Default: ." not in text and ".0." not in text.replace("1.0.", "")
 
 

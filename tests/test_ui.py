@@ -56,7 +56,7 @@ def test_typed_value_validates_next_to_its_control():
     p = Planner()
     before = p.est.total_cost_usd
     p.controls["params"].text.value = "abc"
-    assert "Parameters &#x27;abc&#x27;: is not a number; allowed: a number from 1 M to 10 T" in p.controls["params"].message.value
+    assert "Parameters &#x27;abc&#x27;: is not a number; allowed: a number from 1M to 10T" in p.controls["params"].message.value
     assert p.est.total_cost_usd == before and p.values["params"] == 7e9
     p.controls["params"].text.value = "70B"
     assert p.controls["params"].message.value == ""

@@ -36,7 +36,7 @@ from .programmes import programme, programme_presets, timeline
 from .reference.data import DataFileError
 from .reference.numbers import compact, plain, power_of_ten
 from .plan.estimate import estimate
-from .plan.scenario import Scenario, ScenarioError, close_fields, fields
+from .plan.scenario import Scenario, ScenarioError, close_fields, fields, parse_quantity
 from .plan.sensitivity import sensitivity
 
 
@@ -60,17 +60,25 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _shown_default(value) -> str:
-    """A default as one would type it: 7e+09, 1048576, 0.4, 'empty' for none or empty text."""
+    """A default as one would type it: 7B, 1048576, 0.4, 0.0004736, 'empty' for none or empty text."""
     if value is None or value == "":
         return "empty"
     if isinstance(value, float):
         if value.is_integer() and abs(value) < 1e6:
             return str(int(value))
-        for digits in range(1, 18):  # the shortest form that reads back as the same number
-            text = f"{value:.{digits}g}"
-            if float(text) == value:
-                return text
+        for digits in range(1, 18):  # the shortest form that reads back as the same number, with no exponent
+            text = compact(value, digits)
+            try:
+                if parse_quantity(text) == value:
+                    return text
+            except (ValueError, ScenarioError):
+                continue
     return str(value)
+
+
+def _typed_numbers(text: str) -> str:
+    """``1e+06 to 1e+13`` as one types them: ``1M to 10T``."""
+    return re.sub(r"(?<![\w.])\d+(?:\.\d+)?e[-+]?\d+(?![\w.])", lambda m: compact(float(m.group(0)), 6), text)
 
 
 def _option(name: str) -> str:
@@ -81,7 +89,7 @@ def _add_scenario_options(parser: argparse.ArgumentParser) -> argparse.ArgumentP
     """One option per scenario field (``seq_len`` -> ``--seq-len``), documented from the field table."""
     for f in fields().values():
         unit = f" [{f.unit}]" if f.unit else ""
-        text = f"{f.help}{unit} Allowed: {f.allowed()}. Default: {_shown_default(f.default)}."
+        text = f"{f.help}{unit} Allowed: {_typed_numbers(f.allowed())}. Default: {_shown_default(f.default)}."
         parser.add_argument(_option(f.name), dest=f.name, metavar="VALUE", help=text.replace("%", "%%"))
     return parser
 
@@ -713,7 +721,7 @@ def _cmd_validate(args) -> None:
                           ("workbench, refitted leaving each out", "error_leave_one_out"),
                           ("6ND at constant MFU 0.375 (Epoch)", "error_epoch_0375")):
         print(f"  {label:<38} {summary['median_abs_' + column]:>12.1%} {summary['within_30_' + column]:>14.0%}")
-    print(f"  frontier runs (>= 1e24 FLOP, GPU count published): worst leave-one-out error "
+    print(f"  frontier runs (>= 10^24 FLOP, GPU count published): worst leave-one-out error "
           f"{summary['frontier_max_abs_error_leave_one_out']:.1%} over {summary['frontier_runs']} runs")
     print("\n(sized): no GPU count published; the cluster is sized to the wall-clock of published runs of that "
           "compute, as for any plan. GPU-hours include the interruptions and checkpoints the estimate adds.")
@@ -722,7 +730,7 @@ def _cmd_validate(args) -> None:
           "layout (workbench.formulas.mfu). The engineering scale holds each left-out run within the others' compute.")
     print("Fitted parameters (data/mfu_model.csv; low and high: quartiles or leave-one-out range):")
     params = mfu.model_table()[["parameter", "generation", "value", "low", "high", "n_runs", "unit"]]
-    print(params.to_string(index=False, na_rep="-", float_format=lambda x: f"{x:.4g}"))
+    print(params.to_string(index=False, na_rep="-", float_format=lambda x: compact(x, 4)))
 
 
 def _on_the_command_line(error: Exception) -> str:

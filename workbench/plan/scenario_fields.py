@@ -81,7 +81,13 @@ class ScenarioError(ValueError):
         return f"{text}；允许：{allowed}" if allowed else text
 
 
-_EXPONENT = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?e[-+]?\d+(?![\w.])")
+_EXPONENT = re.compile(r"(?<![\w.'+-])[-+]?\d+(?:\.\d+)?e[-+]?\d+(?![\w.])")
+
+
+def _typed(bound: float, lang: str = "en") -> str:
+    """A field's bound as one types it: 1e+06 -> 1M, 0.01, 3650 (no exponent); in Chinese 100 万."""
+    from ..reference.numbers import compact, plain
+    return plain(bound, "zh", 6) if lang == "zh" else compact(bound, 6)
 
 
 _IDENTIFIER = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")
@@ -97,9 +103,12 @@ def _labelled(text: str, lang: str) -> str:
                            if m.group(0) in spec else m.group(0), text)
 
 
-def _plain_numbers(text: str, lang: str) -> str:
-    """Numbers written with an exponent in ``text`` as a reader writes them (``1e+13`` -> ``10 T``)."""
-    from ..reference.numbers import plain
+def _plain_numbers(text: str, lang: str, typed: bool = False) -> str:
+    """Numbers written with an exponent in ``text`` as a reader writes them (``1e+13`` -> ``10 T``), or as one types
+    them on the command line (``typed``: ``10T``)."""
+    from ..reference.numbers import compact, plain
+    if typed:
+        return _EXPONENT.sub(lambda m: compact(float(m.group(0)), 6), text)
     return _EXPONENT.sub(lambda m: plain(float(m.group(0)), lang), text)
 
 
@@ -138,10 +147,10 @@ class Field:
             if zh:
                 kind = "整数" if self.type == "int" else "数字"
                 unit = f" [{t(self.unit, 'zh')}]" if self.unit else ""
-                return f"{self.min:g} 到 {self.max:g} 之间的{kind}{unit}" + ("，或留空取默认值" if self.nullable else "")
+                return f"{_typed(self.min, 'zh')} 到 {_typed(self.max, 'zh')} 之间的{kind}{unit}" + ("，或留空取默认值" if self.nullable else "")
             kind = "a whole number" if self.type == "int" else "a number"
             empty = ", or empty for the default" if self.nullable else ""
-            return f"{kind} from {self.min:g} to {self.max:g}{unit}{empty}"
+            return f"{kind} from {_typed(self.min)} to {_typed(self.max)}{unit}{empty}"
         if self.type == "gpu":
             return "`workbench gpus` 中的 GPU 型号或别名" if zh else "a GPU id or alias from `workbench gpus`"
         if self.type == "provider":
