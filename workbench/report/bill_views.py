@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ..bill.actuals import UNATTRIBUTED
 from ..bill.review import NOTHING_USD, versus  # noqa: F401 - the words of a comparison live with the review
 from ..reference.i18n import month_text, t
 from .csv_export import to_csv
@@ -83,7 +84,9 @@ def review_frame(review, lang: str = "en", rate: float = 1.0) -> pd.DataFrame:
     parts = [by_category(review, lang, rate).rename(columns={"category": "value"}).assign(table=t("category", lang)),
              by_month(review, lang, rate).rename(columns={"month": "value"}).assign(table=t("month", lang))]
     for key, frame in review.tags.items():
-        parts.append(tag_table(frame, rate, lang, top=None)[0].assign(table=t(key, lang)))
+        values = tag_table(frame, rate, lang, top=None)[0]
+        values["value"] = [t(v, lang) if v == UNATTRIBUTED else v for v in values["value"]]
+        parts.append(values.assign(table=t(key, lang)))
     out = pd.concat(parts, ignore_index=True)
     return out[["table", "value", "planned", "actual", "difference", "versus"]]
 

@@ -61,7 +61,8 @@ def tornado(sensitivity_table: pd.DataFrame, est: Estimate, currency="USD", lang
             unit = t(f.unit, lang) if f.unit not in ("fraction", "factor") else ""
             rows.append({"input": label, "side": t(side, lang), "value": value, "unit": t(f.unit, lang),
                          "delta": (total - row.base_total_usd) * r, "total": total * r, "order": order,
-                         "value_text": f"{format_quantity(value, 3)} {unit}".strip()})
+                         "value_text": f"{plain(value, 'zh', 3) if lang == 'zh' else format_quantity(value, 3)} "
+                                       f"{unit}".strip()})
     return pd.DataFrame(rows)
 
 
