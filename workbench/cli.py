@@ -76,11 +76,6 @@ def _shown_default(value) -> str:
     return str(value)
 
 
-def _typed_numbers(text: str) -> str:
-    """``1e+06 to 1e+13`` as one types them: ``1M to 10T``."""
-    return re.sub(r"(?<![\w.])\d+(?:\.\d+)?e[-+]?\d+(?![\w.])", lambda m: compact(float(m.group(0)), 6), text)
-
-
 def _option(name: str) -> str:
     return "--" + name.replace("_", "-")
 
@@ -89,7 +84,7 @@ def _add_scenario_options(parser: argparse.ArgumentParser) -> argparse.ArgumentP
     """One option per scenario field (``seq_len`` -> ``--seq-len``), documented from the field table."""
     for f in fields().values():
         unit = f" [{f.unit}]" if f.unit else ""
-        text = f"{f.help}{unit} Allowed: {_typed_numbers(f.allowed())}. Default: {_shown_default(f.default)}."
+        text = f"{f.help}{unit} Allowed: {f.allowed()}. Default: {_shown_default(f.default)}."
         parser.add_argument(_option(f.name), dest=f.name, metavar="VALUE", help=text.replace("%", "%%"))
     return parser
 

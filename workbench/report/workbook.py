@@ -25,6 +25,7 @@ from ..programmes.timeline import warning_text
 from ..reference.i18n import NAMES_ZH, choice_label, item_label, name_label, t, unit_label
 from . import bill_views
 from ..bill.actuals import UNATTRIBUTED
+from ..bill.review import flag_text
 from .csv_export import FORMULA_STARTS
 
 #: Headings and labels, English and Chinese.
@@ -147,6 +148,15 @@ def _to_bytes(book: Workbook) -> bytes:
 RATE_REF = "'{summary}'!$B$3"
 
 
+def _new_book(lang: str, *sheets: str):
+    """A workbook whose first sheet is the summary, then ``sheets`` (WORDS keys); the sheets and the absolute
+    reference of the summary's rate cell."""
+    book = Workbook()
+    summary = book.active
+    summary.title = word("summary", lang)
+    return book, summary, [book.create_sheet(word(key, lang)) for key in sheets], RATE_REF.format(summary=summary.title)
+
+
 def _usd(sheet, row: int, column: int, usd, money: str, rate_ref: str, bold: bool = False):
     """An amount in the display currency as ``=<usd>*<rate cell>``: it follows the rate; empty when not finite."""
     if usd is None or not np.isfinite(float(usd)):
@@ -193,14 +203,9 @@ def estimate_workbook(est, currency: str = "USD", lang: str = "en", mc=None, lev
     warnings. ``mc``: a Monte Carlo of the same scenario for the range; ``lever_table``: :func:`workbench.levers`."""
     rate = float(est.scenario.cny_per_usd) if currency == "CNY" else 1.0
     money = _money_format(currency)
-    book = Workbook()
-    summary = book.active
-    summary.title = word("summary", lang)
-    lines_sheet = book.create_sheet(word("lines", lang))
-    stage_sheet = book.create_sheet(word("by_stage", lang))
+    book, summary, (lines_sheet, stage_sheet), rate_ref = _new_book(lang, "lines", "by_stage")
 
     # cost lines: quantity x unit cost in USD, and in the display currency through the rate cell
-    rate_ref = _sheet_ref(summary.title, "$B$3")
     lines = est.lines
     heads = [word(k, lang) for k in ("stage", "category", "item", "quantity", "unit", "unit_cost", "cost_usd")]
     heads += [word("cost_cur", lang, cur=currency), word("cost_type", lang), word("formula", lang), word("source", lang)]
@@ -356,12 +361,7 @@ def plan_workbook(timeline, currency: str = "USD", lang: str = "en", rate: float
     if rate is None:
         rate = float(programme.base.get("cny_per_usd", fields()["cny_per_usd"].default)) if currency == "CNY" else 1.0
     money = _money_format(currency)
-    book = Workbook()
-    summary = book.active
-    summary.title = word("summary", lang)
-    monthly_sheet = book.create_sheet(word("monthly", lang))
-    lines_sheet = book.create_sheet(word("monthly_lines", lang))
-    rate_ref = _sheet_ref(summary.title, "$B$3")
+    book, summary, (monthly_sheet, lines_sheet), rate_ref = _new_book(lang, "monthly", "monthly_lines")
 
     lines = timeline.lines
     heads = [word(k, lang) for k in ("month", "workstream", "stage", "category", "item", "gpu_hours_col", "cost_usd")]
@@ -462,15 +462,10 @@ def review_workbook(review, bill, currency: str = "USD", lang: str = "en", rate:
     by category, by calendar month and by tag (difference and ratio as formulas, totals as sums); spend against the
     alert lines; rejected records with their money. Every amount is its USD value times the rate cell."""
     money = _money_format(currency)
-    book = Workbook()
-    summary = book.active
-    summary.title = word("summary", lang)
-    rate_ref = _sheet_ref(summary.title, "$B$3")
+    book, summary, _, rate_ref = _new_book(lang)
 
     def usd(sheet, row, column, value):  # an amount in the display currency that follows the rate cell
-        if value is None or not np.isfinite(float(value)):
-            return _put(sheet, row, column, None)
-        return _formula(sheet, row, column, f"={float(value)!r}*{rate_ref}", money)
+        return _usd(sheet, row, column, value, money, rate_ref)
 
     def compared(title: str, key_heading: str, frame: pd.DataFrame, key: str) -> None:
         sheet = book.create_sheet(title)
@@ -538,10 +533,5 @@ def review_workbook(review, bill, currency: str = "USD", lang: str = "en", rate:
     summary.column_dimensions["A"].width = 52
     summary.column_dimensions["B"].width = 22
     summary.column_dimensions["C"].width = 40
-    _warnings(book, [bill_flag for bill_flag in _flag_texts(review, lang, currency, rate)], lang)
+    _warnings(book, [flag_text(flag, lang, currency, rate) for flag in review.flags], lang)
     return _to_bytes(book)
-
-
-def _flag_texts(review, lang: str, currency: str, rate: float) -> list[str]:
-    from ..bill.review import flag_text
-    return [flag_text(flag, lang, currency, rate) for flag in review.flags]
