@@ -98,6 +98,11 @@ def test_every_problem_written_in_the_code_has_chinese():
     {"redundancy_factor": 1.0}, {"checkpoint_interval_hours": 24}, {"checkpoint_interval_hours": 0.05},
     {"pricing": "reserved_1y"}, {"plan_kind": "serve_only"}, {"n_gpus": 100, "tensor_parallel": 8, "pipeline_parallel": 3},
     {"params": 70e9, "log_sampling_ratio": 0.1}, {"precision": "fp8", "divergence_allowance": "none"},
+    {"pricing": "spot", "params": 70e9}, {"params": 405e9, "n_gpus": 64}, {"gpu": "L4", "price_per_gpu_hour": 1},
+    {"params": 70e9, "n_gpus": 8192, "tensor_parallel": 1, "pipeline_parallel": 1, "global_batch_tokens": 1e6},
+    {"pfs_throughput_gb_per_s": 1, "checkpoint_writes": "asynchronous", "params": 405e9, "checkpoint_interval_hours": 0.1},
+    {"serving_months": 0, "params": 405e9, "gpu": "L4", "price_per_gpu_hour": 1, "serving_tensor_parallel": 1},
+    {"serving_months": 12, "params": 405e9, "serving_tensor_parallel": 16}, {"experiment_pricing": "reserved_1y"},
 ])
 def test_the_estimates_warnings_read_in_chinese(values):
     """Issue 31: each warning the estimate gives (raised here one by one) reads in Chinese in the app: no run of
@@ -109,3 +114,61 @@ def test_the_estimates_warnings_read_in_chinese(values):
         text = warning_text(warning, "zh", "CNY", 7.1)
         english = re.findall(r"[A-Za-z]{2,}(?: [A-Za-z]{2,}){2,}", text)
         assert english == [] or all("Young" in e or "Daly" in e for e in english), (warning, text)
+
+
+def _placeholders(template: str) -> set:
+    import string
+    return {name.split(".")[0].split("[")[0] for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+def test_every_warning_code_has_both_languages_and_the_same_values():
+    """Issue 31: the estimate's warnings are message codes with values (workbench.reference.messages); a code
+    without Chinese, or whose Chinese names a value the English has not (or drops one but its source), fails here;
+    so does a code the engine uses that the table lacks."""
+    import ast
+    from pathlib import Path
+    from workbench.reference.messages import WARNINGS
+    for code, (en, zh) in WARNINGS.items():
+        assert en and zh and re.search(r"[\u4e00-\u9fff]", zh) or code == "ew_layout", code
+        assert _placeholders(zh) <= _placeholders(en), code
+        assert _placeholders(en) - _placeholders(zh) <= {"source"}, code
+    used = set()
+    for path in (Path(__file__).resolve().parents[1] / "workbench").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (isinstance(node, ast.Call) and getattr(node.func, "id", "") == "Message" and node.args
+                    and isinstance(node.args[0], ast.Constant)):
+                used.add(node.args[0].value)
+            elif isinstance(node, ast.IfExp) and isinstance(node.body, ast.Constant) and str(node.body.value).startswith("ew_"):
+                used |= {node.body.value, node.orelse.value}
+    assert used - set(WARNINGS) == set()
+    assert set(WARNINGS) - used == set()  # no code left behind
+
+
+@pytest.mark.parametrize("code", sorted(__import__("workbench.reference.messages", fromlist=["WARNINGS"]).WARNINGS))
+def test_each_warning_code_renders_in_chinese_without_english(code):
+    """Each template, given plausible values, reads in Chinese with amounts in ¥ and no English sentence."""
+    from workbench.reference.messages import WARNINGS, Message, render
+    from workbench.report.views import readable
+    values = {name: 1234.5 for name in _placeholders(WARNINGS[code][0])}
+    texts = {"gpu": "H100-SXM5-80GB", "reference": "H100-SXM5-80GB", "benchmark": "MLPerf Training v4.1",
+             "precision": "fp8", "recompute": "selective", "field": "pricing", "value": "reserved_1y",
+             "group": "pretrain", "moment": "daily_peak", "law": "hoffmann2022", "source": "a paper, 2024",
+             "given": "", "ttft": "", "fixes": [Message("ew_fix_gpus", min_gpus=64)],
+             "layout": Message("ew_layout", tp=8, pp=1, dp=2, zero=1, micro_batch=1)}
+    if code == "ew_reserved_idle":
+        values.update(field="pricing", value="reserved_1y", group="pretrain")
+    values.update({k: v for k, v in texts.items() if k in values and k not in ("value", "group", "field")})
+    english = render(code, values)
+    chinese = readable(render(code, values, "zh", "CNY", 7.1), "zh")
+    assert english and "{" not in english and "{" not in chinese
+    assert re.findall(r"[A-Za-z]{2,}(?: [A-Za-z]{2,}){2,}", chinese) in ([], ["MLPerf Training v4"]), chinese
+    if any(k.endswith("_usd") for k in values):
+        assert "¥" in chinese and " USD" not in chinese, chinese
+
+
+def test_a_warning_survives_a_pickle_and_keeps_its_code():
+    import pickle
+    warnings = estimate(Scenario(budget_usd=1e6, redundancy_factor=1.0)).warnings
+    again = pickle.loads(pickle.dumps(warnings))
+    assert again == warnings and [w.code for w in again] == ["ew_over_budget", "ew_contingency_low"]
+    assert "超出预算" in again[0].text("zh", "CNY", 7.0) and "¥1,068.78 万" in again[0].text("zh", "CNY", 7.0)

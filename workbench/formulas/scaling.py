@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..reference.data import cached, read_table
+from ..reference.messages import Message
 
 DEFAULT_LAW = "besiroglu2024"
 #: A plan whose parameter count is more than this factor away from the compute-optimal one for the same
@@ -62,15 +63,12 @@ def tokens_per_param(params, tokens):
 
 
 def optimality_warning(params, tokens, law=DEFAULT_LAW):
-    """A sentence when (N, D) is far from compute-optimal for its own 6 N D budget, else None (scalars)."""
+    """A warning (:class:`~workbench.reference.messages.Message`) when (N, D) is far from compute-optimal for its own
+    6 N D budget, else None (scalars)."""
     n_opt, d_opt = compute_optimal(6.0 * params * tokens, law)
     ratio = float(params / n_opt)
     if 1.0 / FAR_FROM_OPTIMAL_FACTOR <= ratio <= FAR_FROM_OPTIMAL_FACTOR:
         return None
-    side = "smaller" if ratio < 1 else "larger"
-    factor = 1.0 / ratio if ratio < 1 else ratio
-    why = ("over-training a smaller model is a deliberate choice when inference cost matters"
-           if ratio < 1 else "the same loss is cheaper with fewer parameters and more tokens")
-    return (f"{params:.3g} parameters on {tokens:.3g} tokens ({tokens / params:.0f} tokens/parameter) is "
-            f"{factor:.1f}x {side} than compute-optimal for the same FLOPs ({float(n_opt):.3g} parameters on "
-            f"{float(d_opt):.3g} tokens, {law}); {why}.")
+    return Message("ew_smaller_than_optimal" if ratio < 1 else "ew_larger_than_optimal", params=params, tokens=tokens,
+                   per_param=tokens / params, factor=1.0 / ratio if ratio < 1 else ratio, params_optimal=float(n_opt),
+                   tokens_optimal=float(d_opt), law=law)

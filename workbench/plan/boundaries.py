@@ -12,6 +12,7 @@ import numpy as np
 
 from ..formulas import failures
 from ..reference.data import DataFileError, cached, data_dir, read_table
+from ..reference.messages import Message
 
 
 #: The boundaries the checks below read, each a row of ``data/boundaries.csv``.
@@ -77,25 +78,23 @@ def warnings(scenario, f) -> list[str]:
     price = float(f["stage_price"]["pretrain"])
     out = []
     if scenario.redundancy_factor < limit["redundancy_factor_min"]:
-        out.append(f"redundancy_factor={scenario.redundancy_factor:g} is below the {limit['redundancy_factor_min']:g} "
-                   f"the planning guides keep as the least contingency ({why['redundancy_factor_min']})")
+        out.append(Message("ew_contingency_low", value=scenario.redundancy_factor, least=limit["redundancy_factor_min"],
+                           source=why["redundancy_factor_min"]))
     optimum = float(f["young_daly_interval_hours"])
     interval = float(f["checkpoint_interval_hours"])
     ratio = interval / optimum if np.isfinite(optimum) and optimum > 0 else 1.0
     if scenario.checkpoint_interval_hours is not None and (ratio > limit["checkpoint_interval_ratio_max"]
                                                           or ratio < 1 / limit["checkpoint_interval_ratio_max"]):
         extra = float(checkpoint_overhead_gpu_hours(f, interval) - checkpoint_overhead_gpu_hours(f, optimum))
-        out.append(f"checkpoint_interval_hours={interval:g} is {ratio:.2g}x the Young/Daly optimum of {optimum:.2g} h "
-                   f"for this cluster: {'more work lost on each interruption' if ratio > 1 else 'more time writing'}, "
-                   f"about {extra:,.0f} GPU-h ({extra * price:,.0f} USD of GPU time) more in pre-training than at the optimum "
-                   f"({why['checkpoint_interval_ratio_max']})")
+        out.append(Message("ew_interval_long" if ratio > 1 else "ew_interval_short", interval=interval, ratio=ratio,
+                           optimum=optimum, extra_gpu_hours=extra, extra_usd=extra * price,
+                           source=why["checkpoint_interval_ratio_max"]))
     risks = failures.precision_risks()
     if scenario.divergence_allowance == "none" and failures.precision_risk_values()[scenario.precision][0] > 0:
         expected = float(f["divergence_gpu_hours"])
-        out.append(f"precision={scenario.precision} without a divergence allowance: a divergence restart is expected "
-                   f"with probability {float(f['divergence_probability']):.0%} over {scenario.tokens:.3g} tokens, "
-                   f"about {expected:,.0f} GPU-h ({expected * price:,.0f} USD of GPU time); set divergence_allowance=expected to "
-                   f"carry it ({risks.at[scenario.precision, 'source']})")
+        out.append(Message("ew_divergence", precision=scenario.precision, probability=float(f["divergence_probability"]),
+                           tokens=scenario.tokens, gpu_hours=expected, cost_usd=expected * price,
+                           source=risks.at[scenario.precision, "source"]))
     out += _reserved_warnings(scenario, f, limit["reserved_idle_share_max"], why["reserved_idle_share_max"])
     if f["stage_mode"]["pretrain"] == "spot":
         # the run's wall-clock time with its failures and restarts: reclaims come while it lasts
@@ -105,16 +104,14 @@ def warnings(scenario, f) -> list[str]:
         lost = share * float(f["stage_overhead"]["pretrain"]["lost_gpu_hours"])
         reclaims = reclaims_per_day * wall_hours / 24
         if reclaims > limit["spot_reclaims_max"]:
-            out.append(f"pricing=spot for pre-training on {n_gpus:,.0f} GPUs over {wall_hours / 24:,.1f} days: about "
-                       f"{reclaims:,.0f} reclaims stop the whole job, losing {lost:,.0f} GPU-h "
-                       f"({lost / float(f['gpu_hours']):.1%} of the run, {lost * price:,.0f} USD of GPU time) besides the wait for "
-                       f"capacity to return ({why['spot_reclaims_max']})")
+            out.append(Message("ew_spot_reclaims", n_gpus=n_gpus, days=wall_hours / 24, reclaims=reclaims,
+                               lost_gpu_hours=lost, share=lost / float(f["gpu_hours"]), lost_usd=lost * price,
+                               source=why["spot_reclaims_max"]))
     unserved = float(f["serving_unserved_share"]) if scenario.serving_months > 0 else 0.0
     if np.isfinite(unserved) and unserved > limit["serving_unserved_share_max"]:
-        out.append(f"serving_headroom={scenario.serving_headroom:g}: capacity below the traffic "
-                   f"({'at each moment' if bool(f['serving_autoscaled']) else 'at the daily peak'}): about {unserved:.1%} "
-                   f"of requests ({unserved * scenario.requests_per_day:,.0f} a day) find no free replica and are "
-                   f"dropped or queued ({why['serving_unserved_share_max']})")
+        out.append(Message("ew_unserved", headroom=scenario.serving_headroom,
+                           moment="each_moment" if bool(f["serving_autoscaled"]) else "daily_peak", share=unserved,
+                           per_day=unserved * scenario.requests_per_day, source=why["serving_unserved_share_max"]))
     unlogged = (1.0 - scenario.log_sampling_ratio) * scenario.unlogged_diagnosis_minutes / 60.0
     if unlogged > 0:
         # failures only: a spot reclaim has a known cause and needs no search for a node
@@ -124,10 +121,9 @@ def warnings(scenario, f) -> list[str]:
             failure_rate / total_rate if total_rate > 0 else 0.0)
         idle = interruptions * unlogged * float(f["n_gpus"])
         if idle > limit["log_diagnosis_share_max"] * float(f["gpu_hours"]):
-            out.append(f"log_sampling_ratio={scenario.log_sampling_ratio:g} on {float(f['n_gpus']):,.0f} GPUs: "
-                       f"{1 - scenario.log_sampling_ratio:.0%} of the {interruptions:,.0f} failures expected lack "
-                       f"the failing node's logs, adding about {idle:,.0f} GPU-h ({idle * price:,.0f} USD of GPU time) of idle "
-                       f"cluster while it is found ({why['log_diagnosis_share_max']})")
+            out.append(Message("ew_log_sampling", ratio=scenario.log_sampling_ratio, n_gpus=float(f["n_gpus"]),
+                               unlogged=1 - scenario.log_sampling_ratio, failures=interruptions, idle_gpu_hours=idle,
+                               idle_usd=idle * price, source=why["log_diagnosis_share_max"]))
     return out
 
 
@@ -159,7 +155,7 @@ def _reserved_warnings(scenario, f, share_max: float, why: str) -> list[str]:
         if idle > share_max * (idle + gpus * hours):
             price = float(np.ravel(f["stage_price"][group])[0])
             term_days = RESERVED_YEARS[mode] * 365.25 * math.ceil(hours / (RESERVED_YEARS[mode] * HOURS_PER_YEAR) - 1e-9)
-            out.append(f"{field}={getattr(scenario, field)}: {group.replace('_', ' ')} uses its {gpus:,.0f} reserved "
-                       f"GPUs {hours / 24:,.1f} days of the commitment's {term_days:,.0f}: {idle:,.0f} GPU-h "
-                       f"({idle * price:,.0f} USD of GPU time) paid idle unless other work fills them ({why})")
+            out.append(Message("ew_reserved_idle", field=field, value=getattr(scenario, field), group=group, gpus=gpus,
+                               days=hours / 24, term_days=term_days, idle_gpu_hours=idle, idle_usd=idle * price,
+                               source=why))
     return out

@@ -9,6 +9,7 @@ import numpy as np
 from . import boundaries
 from ..reference import catalog, prices
 from ..formulas import mfu, scaling
+from ..reference.messages import Message
 from ..reference.numbers import compact, power_of_ten
 from .scenario import Scenario, ScenarioError, fields
 
@@ -16,7 +17,7 @@ from .scenario import Scenario, ScenarioError, fields
 def defaults_used(scenario: Scenario, figures: dict) -> dict[str, str]:
     """Where each input left empty got its value from (single scenarios only)."""
     used = {}
-    layout = layout_text(figures)
+    layout = layout_message(figures)
     if scenario.mfu is None:
         kernel, basis = mfu.kernel_for(scenario.gpu, mfu.parameters())
         where = "fitted on published runs" if basis == "fitted" else basis
@@ -86,77 +87,74 @@ def defaults_used(scenario: Scenario, figures: dict) -> dict[str, str]:
     return used
 
 
-def layout_text(figures: dict) -> str:
-    """``TP 8 x PP 16 x DP 128, ZeRO-1`` for the layout an estimate used."""
-    return (f"TP {figures['tensor_parallel_used']:.0f} x PP {figures['pipeline_parallel_used']:.0f} x DP "
-            f"{figures['data_parallel']:,.0f}, ZeRO-{figures['zero_stage_used']:.0f}, micro-batch "
-            f"{figures['micro_batch_size_used']:.0f}")
+def layout_message(figures: dict) -> Message:
+    """``TP 8 x PP 16 x DP 128, ZeRO-1, micro-batch 1``: the layout an estimate used."""
+    return Message("ew_layout", tp=figures["tensor_parallel_used"], pp=figures["pipeline_parallel_used"],
+                   dp=figures["data_parallel"], zero=figures["zero_stage_used"], micro_batch=figures["micro_batch_size_used"])
 
 
 def memory_warnings(scenario: Scenario, figures: dict) -> list[str]:
     """The layout does not fit in memory: what it needs, and the field to change (single scenarios)."""
     if figures["layout_fits"]:
         return []
-    need = (f"{figures['memory_bytes_per_gpu'] / 2**30:,.1f} GiB per GPU of {scenario.gpu}'s "
-            f"{figures['gpu_memory_bytes'] / 2**30:,.0f} GiB (usable {scenario.usable_memory_fraction:g})")
     fixes = []
     if np.isfinite(figures["fit_tensor_parallel"]):
-        fixes.append(f"tensor_parallel={figures['fit_tensor_parallel']:.0f}, pipeline_parallel="
-                     f"{figures['fit_pipeline_parallel']:.0f}, zero_stage={figures['fit_zero_stage']:.0f}, micro_batch_size="
-                     f"{figures['fit_micro_batch_size']:.0f} fits on these "
-                     f"{figures['n_gpus']:,.0f} GPUs")
+        fixes.append(Message("ew_fix_layout", tp=figures["fit_tensor_parallel"], pp=figures["fit_pipeline_parallel"],
+                             zero=figures["fit_zero_stage"], micro_batch=figures["fit_micro_batch_size"],
+                             n_gpus=figures["n_gpus"]))
     if np.isfinite(figures["fit_min_gpus"]) and figures["fit_min_gpus"] > figures["n_gpus"]:
-        fixes.append(f"n_gpus of at least {figures['fit_min_gpus']:,.0f} fits with the layout settings typed")
+        fixes.append(Message("ew_fix_gpus", min_gpus=figures["fit_min_gpus"]))
     if not fixes:
-        fixes.append(f"no layout fits at any GPU count with recompute={scenario.recompute!r}: use full recompute, a "
-                     "shorter sequence or micro-batch, or a GPU with more memory")
-    return [f"the model does not fit in memory with {layout_text(figures)}: {need}; " + "; ".join(fixes)
-            + " (the totals assume it fits)"]
+        fixes.append(Message("ew_fix_none", recompute=scenario.recompute))
+    return [Message("ew_memory", layout=layout_message(figures), need_gib=figures["memory_bytes_per_gpu"] / 2**30,
+                    gpu=scenario.gpu, memory_gib=figures["gpu_memory_bytes"] / 2**30,
+                    usable=scenario.usable_memory_fraction, fixes=fixes)]
 
 
 def warnings(scenario: Scenario, figures: dict) -> list[str]:
+    """The warnings of a single scenario with ``figures``: each a :class:`Message` (its English sentence, code and
+    values), in the order the app shows them."""
     out = []
     pretraining, trains = scenario.plan_kind == "pretrain", scenario.plan_kind != "serve_only"
     if pretraining and scenario.n_gpus is None and figures["n_gpus_wanted"] > figures["n_gpus"]:
-        out.append(f"finishing pre-training in {figures['target_days_used']:,.0f} days needs "
-                   f"{figures['n_gpus_wanted']:,.0f} GPUs, more than the {fields()['n_gpus'].max:,.0f} the n_gpus field "
-                   f"allows; sized at {figures['n_gpus']:,.0f} GPUs, pre-training takes {figures['wall_days']:,.1f} days")
+        out.append(Message("ew_cluster_capped", target_days=figures["target_days_used"], wanted=figures["n_gpus_wanted"],
+                           most=fields()["n_gpus"].max, n_gpus=figures["n_gpus"], wall_days=figures["wall_days"]))
     out += memory_warnings(scenario, figures) if trains else []
     if pretraining and figures["global_batch_tokens_used"] > 1.25 * figures["global_batch_tokens"]:
-        out.append(f"the layout runs a global batch of {figures['global_batch_tokens_used']:,.0f} tokens, more than the "
-                   f"{figures['global_batch_tokens']:,.0f} planned: {figures['data_parallel']:,.0f} data-parallel replicas "
-                   "need a micro-batch each; use fewer GPUs, more tensor or pipeline parallelism, or a larger "
-                   "global_batch_tokens")
+        out.append(Message("ew_global_batch", used=figures["global_batch_tokens_used"],
+                           planned=figures["global_batch_tokens"], dp=figures["data_parallel"]))
     if trains and scenario.mfu is None and str(figures["mfu_basis"]).startswith("extrapolated"):
-        out.append(f"the MFU of {scenario.gpu} is {figures['mfu_basis']}: no published training run of its generation "
-                   "is on record; type a measured mfu when you have one")
+        scaled = mfu.extrapolation(scenario.gpu)
+        out.append(Message("ew_mfu_scaled", gpu=scenario.gpu, reference=scaled["reference_gpu"],
+                           speedup=scaled["speedup_per_gpu"], benchmark=scaled["benchmark"]) if scaled else
+                   Message("ew_mfu_reference", gpu=scenario.gpu, reference=mfu.REFERENCE_GPU))
     if trains and figures["idle_share"] > 0:
-        group = figures["tensor_parallel_used"] * figures["pipeline_parallel_used"]
-        out.append(f"n_gpus={figures['n_gpus']:.0f} is not a multiple of tensor_parallel x pipeline_parallel = {group:.0f}: "
-                   f"{figures['idle_share'] * figures['n_gpus']:,.0f} GPUs have no data-parallel replica and stay idle")
+        out.append(Message("ew_idle_gpus", n_gpus=figures["n_gpus"],
+                           group=figures["tensor_parallel_used"] * figures["pipeline_parallel_used"],
+                           idle=figures["idle_share"] * figures["n_gpus"]))
     if not figures["serving_fits"]:
-        out.append(f"serving: the weights ({figures['serving_weight_bytes'] / 1e9:,.0f} GB in {scenario.weight_precision}) "
-                   f"and one request's KV cache do not fit in the replica"
-                   + (f" of serving_tensor_parallel={scenario.serving_tensor_parallel} GPUs"
-                      if scenario.serving_tensor_parallel is not None else "")
-                   + "; give more GPUs per replica, a lower weight or KV-cache precision, or shorter requests")
+        given = (Message("ew_serving_given", tp=scenario.serving_tensor_parallel)
+                 if scenario.serving_tensor_parallel is not None else "")
+        out.append(Message("ew_serving_no_fit", weights_gb=figures["serving_weight_bytes"] / 1e9,
+                           precision=scenario.weight_precision, given=given))
     elif not figures["serving_meets_targets"] and np.isfinite(figures["serving_tpot_ms"]):
-        ttft = (f" and time to first token {scenario.ttft_target_s:g} s" if scenario.ttft_target_s is not None else "")
-        out.append(f"serving: no replica size meets the time per output token of {scenario.tpot_target_ms:g} ms{ttft}; "
-                   f"the fastest replica ({figures['serving_replica_gpus']:.0f} GPUs) takes "
-                   f"{figures['serving_tpot_ms']:.1f} ms per token and {figures['serving_ttft_s']:.2f} s to the first token")
+        ttft = (Message("ew_serving_ttft", ttft_target=scenario.ttft_target_s)
+                if scenario.ttft_target_s is not None else "")
+        out.append(Message("ew_serving_slow", tpot_target=scenario.tpot_target_ms, ttft=ttft,
+                           replica_gpus=figures["serving_replica_gpus"], tpot=figures["serving_tpot_ms"],
+                           ttft_s=figures["serving_ttft_s"]))
     if scenario.serving_months > 0:
         out += multi_node_warning(figures)
     if scenario.budget_usd is not None and figures["total_cost_usd"] > scenario.budget_usd:
         over = figures["total_cost_usd"] - scenario.budget_usd
-        out.append(f"the plan's total of {figures['total_cost_usd']:,.0f} USD is over the budget of "
-                   f"{scenario.budget_usd:,.0f} USD by {over:,.0f} USD ({over / scenario.budget_usd:.0%})")
+        out.append(Message("ew_over_budget", total_usd=figures["total_cost_usd"], budget_usd=scenario.budget_usd,
+                           over_usd=over, share=over / scenario.budget_usd))
     note = scaling.optimality_warning(figures["active_params"], scenario.tokens, scenario.scaling_law) if pretraining else ""
     if note:  # the size against the tokens is a pre-training question: an open model's is its publisher's
         out.append(note)
     out += checkpoint_warnings(scenario, figures) if trains else []
     if scenario.plan_kind == "serve_only" and scenario.serving_months == 0:
-        out.append("plan_kind=serve_only with serving_months=0 costs nothing: give the months of serving")
+        out.append(Message("ew_serve_only_empty"))
     return out + boundaries.warnings(scenario, figures)
 
 
@@ -169,14 +167,11 @@ def checkpoint_warnings(scenario: Scenario, figures: dict) -> list[str]:
     mtbf, interval = float(figures["cluster_mtbf_hours"]), float(figures["checkpoint_interval_hours"])
     throughput = float(figures["pfs_throughput_gb_per_s"])
     if np.isfinite(mtbf) and write_h >= mtbf:
-        out.append(f"pfs_throughput_gb_per_s={throughput:.3g}: a checkpoint takes {write_h * 3600:,.0f} s to write, "
-                   f"longer than the cluster's {mtbf * 3600:,.0f} s between failures: the run would rarely finish one "
-                   "and the price assumes it does; buy more throughput, more GPUs' write rate or fewer failures")
+        out.append(Message("ew_checkpoint_slow", throughput=throughput, write_s=write_h * 3600, mtbf_s=mtbf * 3600))
     drain_h = float(figures["checkpoint_bytes"]) / 1e9 / throughput / 3600.0
     if scenario.checkpoint_writes == "asynchronous" and np.isfinite(interval) and drain_h > interval:
-        out.append(f"pfs_throughput_gb_per_s={throughput:.3g}: an asynchronous checkpoint takes {drain_h * 60:,.1f} "
-                   f"minutes to drain to the file system, longer than the {interval * 60:,.1f}-minute interval: "
-                   "checkpoints would pile up in host memory; buy at least checkpoint bytes / interval")
+        out.append(Message("ew_checkpoint_drain", throughput=throughput, drain_min=drain_h * 60,
+                           interval_min=interval * 60))
     return out
 
 
@@ -209,7 +204,5 @@ def check_serving(scenario: Scenario, figures: dict) -> None:
 def multi_node_warning(figures) -> list[str]:
     if not (figures["serving_fits"] and figures["serving_replica_gpus"] > figures["serving_gpus_per_node"]):
         return []
-    return [f"serving: a replica of {figures['serving_replica_gpus']:,.0f} GPUs spans "
-            f"{figures['serving_replica_gpus'] / figures['serving_gpus_per_node']:,.0f} nodes; tensor-parallel "
-            "communication between nodes is not modelled, so its latency and cost are optimistic"]
-
+    return [Message("ew_multi_node", replica_gpus=figures["serving_replica_gpus"],
+                    nodes=figures["serving_replica_gpus"] / figures["serving_gpus_per_node"])]

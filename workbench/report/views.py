@@ -13,7 +13,8 @@ import pandas as pd
 
 from ..formulas import budget, scaling
 from ..plan.estimate import CATEGORIES, STAGES, Estimate, estimate, stage_groups, totals
-from ..reference.i18n import choice_label, item_label, t, unit_label, warning_zh
+from ..reference.i18n import choice_label, item_label, t, unit_label
+from ..reference.messages import Message
 from ..reference.numbers import compact, money, plain
 from .csv_export import to_csv
 from ..plan.scenario import Scenario, ScenarioError, fields
@@ -209,10 +210,12 @@ _USD_AMOUNT = re.compile(r"(-?[\d,]+(?:\.\d+)?) USD\b(?!/)")
 
 
 def warning_text(text: str, lang: str = "en", currency: str = "USD", rate: float = 1.0) -> str:
-    """An estimate's warning (or any sentence of the engine's, its amounts ``N USD``) for the app's reader: in
-    Chinese where translated, field ids as labels, no exponents, amounts in the display currency (¥ and 万 in
-    Chinese)."""
-    out = readable(warning_zh(text) if lang == "zh" else text, lang)
+    """An estimate's warning (a :class:`~workbench.reference.messages.Message`, or any sentence of the engine's with
+    amounts ``N USD``) for the app's reader: in ``lang``, field ids as labels, no exponents, amounts in the display
+    currency (¥ and 万 in Chinese)."""
+    if isinstance(text, Message):
+        return readable(text.text(lang, currency, rate), lang)
+    out = readable(text, lang)
     if currency == "USD" and lang != "zh":
         return out
     return _USD_AMOUNT.sub(lambda m: money(float(m.group(1).replace(",", "")) * rate, currency, lang), out)
