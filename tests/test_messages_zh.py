@@ -127,7 +127,7 @@ def test_every_warning_code_has_both_languages_and_the_same_values():
     so does a code the engine uses that the table lacks."""
     import ast
     from pathlib import Path
-    from workbench.reference.messages import WARNINGS
+    from workbench.reference.messages import MESSAGES as WARNINGS
     for code, (en, zh) in WARNINGS.items():
         assert en and zh and re.search(r"[\u4e00-\u9fff]", zh) or code == "ew_layout", code
         assert _placeholders(zh) <= _placeholders(en), code
@@ -138,22 +138,22 @@ def test_every_warning_code_has_both_languages_and_the_same_values():
             if (isinstance(node, ast.Call) and getattr(node.func, "id", "") == "Message" and node.args
                     and isinstance(node.args[0], ast.Constant)):
                 used.add(node.args[0].value)
-            elif isinstance(node, ast.IfExp) and isinstance(node.body, ast.Constant) and str(node.body.value).startswith("ew_"):
+            elif isinstance(node, ast.IfExp) and isinstance(node.body, ast.Constant) and str(node.body.value)[:3] in ("ew_", "wn_"):
                 used |= {node.body.value, node.orelse.value}
     assert used - set(WARNINGS) == set()
     assert set(WARNINGS) - used == set()  # no code left behind
 
 
-@pytest.mark.parametrize("code", sorted(__import__("workbench.reference.messages", fromlist=["WARNINGS"]).WARNINGS))
+@pytest.mark.parametrize("code", sorted(__import__("workbench.reference.messages", fromlist=["MESSAGES"]).MESSAGES))
 def test_each_warning_code_renders_in_chinese_without_english(code):
     """Each template, given plausible values, reads in Chinese with amounts in ¥ and no English sentence."""
-    from workbench.reference.messages import WARNINGS, Message, render
+    from workbench.reference.messages import MESSAGES as WARNINGS, Message, render
     from workbench.report.views import readable
     values = {name: 1234.5 for name in _placeholders(WARNINGS[code][0])}
     texts = {"gpu": "H100-SXM5-80GB", "reference": "H100-SXM5-80GB", "benchmark": "MLPerf Training v4.1",
              "precision": "fp8", "recompute": "selective", "field": "pricing", "value": "reserved_1y",
              "group": "pretrain", "moment": "daily_peak", "law": "hoffmann2022", "source": "a paper, 2024",
-             "given": "", "ttft": "", "fixes": [Message("ew_fix_gpus", min_gpus=64)],
+             "mode": "reserved_1y", "given": "", "ttft": "", "fixes": [Message("ew_fix_gpus", min_gpus=64)],
              "layout": Message("ew_layout", tp=8, pp=1, dp=2, zero=1, micro_batch=1)}
     if code == "ew_reserved_idle":
         values.update(field="pricing", value="reserved_1y", group="pretrain")

@@ -10,7 +10,7 @@ import logging
 
 import ipywidgets as w
 
-from ..reference.i18n import t, why_not_zh
+from ..reference.i18n import problem_zh, t
 from ..reference.numbers import money
 from ..report import views
 
@@ -133,6 +133,12 @@ class LeverPanel:
             if len(skipped):
                 rows.append(w.HTML("<div class='wb-lever-risk'>" + html.escape(t("levers_not_applicable", lang)) + " "
                                    + "; ".join(html.escape(f"{r.name_zh if lang == 'zh' else r.name} "
-                                                           f"({views.warning_text(why_not_zh(r.why_not) if lang == 'zh' else r.why_not, lang, self.currency, self.rate)})")
+                                                           f"({views.warning_text(_why_not(r.why_not, lang), lang, self.currency, self.rate)})")
                                                for r in skipped.itertuples()) + "</div>"))
         self.rows.children = rows
+
+
+def _why_not(why, lang: str):
+    """Why a lever does not apply: a message code is written in the reader's language by warning_text; a refusal
+    of the variant (a validation error's text) is translated here."""
+    return problem_zh(str(why)) if lang == "zh" and not hasattr(why, "code") else why

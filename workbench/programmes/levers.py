@@ -32,7 +32,7 @@ import pandas as pd
 
 from ..plan.boundaries import field_of
 from ..reference.data import DataFileError, cached, data_dir, read_table
-from ..reference.i18n import choice_label
+from ..reference.messages import Message
 from ..reference.numbers import compact
 from ..plan.scenario import Scenario, ScenarioError, fields
 
@@ -85,35 +85,35 @@ def _conditions(scenario: Scenario) -> dict:
     experiment_mode = scenario.pricing if scenario.experiment_pricing == "same" else scenario.experiment_pricing
     has_fp8 = np.isfinite(float(catalog.peak_flops_per_s(scenario.gpu, "fp8")))
     return {
-        "cloud": (scenario.pricing != "self_hosted", "the cluster is self-hosted"),
-        "not_spot": (scenario.pricing != "spot", "pricing is already spot"),
-        "on_demand": (scenario.pricing == "on_demand", f"the cluster is bought {choice_label('pricing', scenario.pricing)}, not on demand"),
-        "not_reserved": (serving_mode not in ("reserved_1y", "reserved_3y"), "serving is already reserved"),
-        "has_fp8": (has_fp8, f"{scenario.gpu} has no fp8 peak in the catalog"),
-        "not_fp8": (scenario.precision != "fp8", "precision is already fp8"),
-        "serving": (serving, "no serving horizon (the plan serves for 0 months)"),
-        "fixed": (scenario.serving_provisioning == "fixed", "serving already autoscales"),
+        "cloud": (scenario.pricing != "self_hosted", Message("wn_self_hosted")),
+        "not_spot": (scenario.pricing != "spot", Message("wn_spot_already")),
+        "on_demand": (scenario.pricing == "on_demand", Message("wn_not_on_demand", mode=scenario.pricing)),
+        "not_reserved": (serving_mode not in ("reserved_1y", "reserved_3y"), Message("wn_serving_reserved")),
+        "has_fp8": (has_fp8, Message("wn_no_fp8_peak", gpu=scenario.gpu)),
+        "not_fp8": (scenario.precision != "fp8", Message("wn_fp8_already")),
+        "serving": (serving, Message("wn_no_serving")),
+        "fixed": (scenario.serving_provisioning == "fixed", Message("wn_autoscales")),
         "serving_bf16": (scenario.weight_precision in ("bf16", "fp16") and has_fp8,
-                         "weights are already below 16 bits" if has_fp8 else f"{scenario.gpu} has no fp8"),
-        "no_prefix_cache": (scenario.prefix_cache_hit_rate < 0.3, "prefix caching is already at 30 % or more"),
+                         Message("wn_weights_low") if has_fp8 else Message("wn_no_fp8", gpu=scenario.gpu)),
+        "no_prefix_cache": (scenario.prefix_cache_hit_rate < 0.3, Message("wn_prefix_cache")),
         "checkpoint_interval_hours": (scenario.checkpoint_interval_hours is not None,
-                                      "the interval is already the Young/Daly optimum (Checkpoint interval left empty)"),
+                                      Message("wn_interval_optimum")),
         "catalogue_price": (scenario.price_per_gpu_hour is None,
-                            "a price per GPU-hour is typed: the catalogue's prices of other modes do not compare with it"),
+                            Message("wn_price_typed")),
         "experiments": (scenario.experiment_fraction + scenario.ablation_runs * scenario.ablation_run_fraction > 0,
-                        "no trial-and-error or ablation runs are planned"),
-        "experiments_not_spot": (experiment_mode != "spot", "experiments are already on spot"),
+                        Message("wn_no_experiments")),
+        "experiments_not_spot": (experiment_mode != "spot", Message("wn_experiments_spot")),
         "logs_above_sampled": (scenario.log_sampling_ratio > 0.1 or scenario.log_retention_days > 30,
-                               "logs are already sampled at 10 % or less and kept 30 days or less"),
+                               Message("wn_logs_sampled")),
         "above_average": (scenario.serving_headroom > 1.0 / scenario.peak_to_average + 1e-9,
-                          "capacity is already at or below the mean traffic"),
-        "preference_labels": (scenario.preference_pairs > 0, "no human preference comparisons are planned"),
+                          Message("wn_at_mean")),
+        "preference_labels": (scenario.preference_pairs > 0, Message("wn_no_preference")),
         "committed": (scenario.pricing in ("reserved_1y", "reserved_3y", "self_hosted"),
-                      f"the cluster is not committed: it is bought {choice_label('pricing', scenario.pricing)}"),
+                      Message("wn_not_committed", mode=scenario.pricing)),
         "full_sft": (scenario.sft_examples > 0 and scenario.sft_trainable_fraction > 0.01,
-                     "no SFT, or it already trains 1 % of the parameters or fewer"),
+                     Message("wn_no_full_sft")),
         "checkpoints_above": (scenario.checkpoints_kept_hot > 1 or scenario.checkpoints_kept_object > 3,
-                              "checkpoints kept are already at 1 hot and 3 in object storage or fewer"),
+                              Message("wn_few_checkpoints")),
     }
 
 
@@ -255,9 +255,8 @@ def _ranked(rows: list) -> pd.DataFrame:
     table["value_of_days_usd"] = table["value_of_days_usd"].astype(float).fillna(0.0)
     nothing = table["applicable"].astype(bool) & ~(table["saving_usd"] + table["value_of_days_usd"] > 0.01)
     table.loc[nothing, "why_not"] = [
-        f"its {-d * 24:,.1f} hours of delay cost {-v:,.0f} USD at delay_cost_usd_per_day, more than it saves" if v < -0.01
-        else f"adds {-s:,.0f} USD here: it brings more than it removes" if s < -0.01
-        else "saves nothing here: the plan already has what it brings"
+        Message("wn_delay", hours=-d * 24, cost_usd=-v) if v < -0.01
+        else Message("wn_adds", cost_usd=-s) if s < -0.01 else Message("wn_nothing_saved")
         for s, d, v in zip(table.loc[nothing, "saving_usd"], table.loc[nothing, "days_saved"],
                            table.loc[nothing, "value_of_days_usd"])]
     table.loc[nothing, ["applicable", "crosses"]] = [[False, []] for _ in range(int(nothing.sum()))] if nothing.any() \
@@ -385,7 +384,7 @@ def programme_levers(programme) -> pd.DataFrame:
         rows.append({**row, **priced(released, None), "applicable": True,
                      "applied": {"workstreams": [w.name for w in held]}})
     else:
-        rows.append({**row, "applicable": False, "why_not": "every workstream already releases within 15 minutes"})
+        rows.append({**row, "applicable": False, "why_not": Message("wn_releases_fast")})
     rows.append(_rent_on_demand(programme, base_timeline, priced))
     return _ranked(rows)
 
@@ -412,7 +411,7 @@ def _rent_on_demand(programme, timeline, priced) -> dict:
                     "大规模集群在需要时未必能按需获得；租用价格可能变动"),
                    "Planning guides: self-built clusters against cloud; Cottier et al. 2024 (amortised hardware)")
     if not timeline.fleets:
-        return {**row, "applicable": False, "why_not": "no reserved or owned GPUs in the plan"}
+        return {**row, "applicable": False, "why_not": Message("wn_no_fleets")}
     rented = lambda changes: {k: "on_demand" for k in _PRICING_FIELDS if changes.get(k) in _COMMITTED}  # noqa: E731
     changes = rented(programme.base)
     variant = programme.replace(base={**programme.base, **changes}, fleets=(), workstreams=tuple(

@@ -629,47 +629,6 @@ def with_glossary(escaped_html: str, lang: str = "en") -> str:
     return _GLOSSARY_WORDS.sub(explain, escaped_html)
 
 
-#: Why a lever does not apply (workbench.programmes.levers), in Chinese: exact texts and patterns.
-_WHY_NOT_ZH = (
-    (r"the cluster is self-hosted", "集群为自建"), (r"pricing is already spot", "已在使用竞价实例"),
-    (r"the cluster is bought (.+), not on demand", "集群以“{0}”方式购买，不是按需"),
-    (r"serving is already reserved", "推理已使用预留容量"), (r"(\S+) has no fp8 peak in the catalog", "目录中没有 {0} 的 fp8 峰值算力"),
-    (r"precision is already fp8", "已使用 fp8 精度"), (r"no serving horizon \(the plan serves for 0 months\)", "没有推理服务期（推理月数为 0）"),
-    (r"serving already autoscales", "推理已自动扩缩"), (r"weights are already below 16 bits", "权重已低于 16 位"),
-    (r"(\S+) has no fp8", "{0} 不支持 fp8"), (r"prefix caching is already at 30 % or more", "前缀缓存命中率已达 30% 或以上"),
-    (r"the interval is already the Young/Daly optimum \(Checkpoint interval left empty\)",
-     "检查点间隔已是 Young/Daly 最优值（检查点间隔留空）"),
-    (r"a price per GPU-hour is typed: the catalogue's prices of other modes do not compare with it",
-     "已填写每 GPU 小时价格：目录中其他计价方式的价格无法与之比较"),
-    (r"no trial-and-error or ablation runs are planned", "没有计划试错或消融实验"),
-    (r"experiments are already on spot", "实验已使用竞价实例"),
-    (r"logs are already sampled at 10 % or less and kept 30 days or less", "日志已按 10% 或更低抽样并保留 30 天或更短"),
-    (r"capacity is already at or below the mean traffic", "容量已等于或低于平均流量"),
-    (r"no human preference comparisons are planned", "没有计划人工偏好比较"),
-    (r"the cluster is not committed: it is bought (.+)", "集群没有承诺购买：以“{0}”方式购买"),
-    (r"no SFT, or it already trains 1 % of the parameters or fewer", "没有 SFT，或已只训练 1% 或更少的参数"),
-    (r"checkpoints kept are already at 1 hot and 3 in object storage or fewer",
-     "保留的检查点已是热存储 1 个、对象存储 3 个或更少"),
-    (r"saves nothing here: the plan already has what it brings", "此处不节省：方案已包含该措施"),
-    (r"adds ([\d,]+) USD here: it brings more than it removes", "此处反而增加 {0} USD：带来的成本多于节省"),
-    (r"its ([\d,.]+) hours of delay cost ([\d,]+) USD at delay_cost_usd_per_day, more than it saves",
-     "其 {0} 小时的延误按每天延误成本计为 {1} USD，超过其节省"),
-    (r"every workstream already releases within 15 minutes", "每条工作流已在 15 分钟内释放"),
-)
-
-
-def why_not_zh(text: str) -> str:
-    """Why a lever does not apply, in Chinese (or the text itself when no pattern matches: a validation problem
-    is translated by :func:`problem_zh`)."""
-    for pattern, template in _WHY_NOT_ZH:
-        match = re.fullmatch(pattern, str(text))
-        if match:
-            return template.format(*(choice_label("pricing", g, "zh") if g in CHOICE_LABELS["pricing"] else
-                                     {v[0]: v[1] for v in CHOICE_LABELS["pricing"].values()}.get(g, g)
-                                     for g in match.groups()))
-    return problem_zh(str(text))
-
-
 def month_text(label, lang: str = "en") -> str:
     """A calendar month (``2027-03``) as a reader of ``lang`` writes it: ``2027-03``, ``2027 年 3 月``."""
     match = re.fullmatch(r"(\d{4})-(\d{2})", str(label))

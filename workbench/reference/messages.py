@@ -1,4 +1,5 @@
-"""The estimate's warnings as message codes with values, written in English and Simplified Chinese.
+"""The estimate's warnings, and why a lever does not apply, as message codes with values, written in English and
+Simplified Chinese.
 
 A warning is made once, in the engine, as ``Message(code, **values)``: a ``str`` (its English sentence, what
 ``Estimate.warnings``, the JSON and the command line show) that keeps its code and values, so that the app, the
@@ -152,6 +153,44 @@ WARNINGS = {
         "排查期间集群闲置约 {idle_gpu_hours:,.0f} GPU 小时（{idle_usd} 的 GPU 时间）"),
 }
 
+#: Why a lever does not apply to a plan (workbench.programmes.levers): code -> (English, Chinese).
+WHY_NOT = {
+    "wn_self_hosted": ("the cluster is self-hosted", "集群为自建"),
+    "wn_spot_already": ("pricing is already spot", "已在使用竞价实例"),
+    "wn_not_on_demand": ("the cluster is bought {mode!m}, not on demand", "集群以“{mode!m}”方式购买，不是按需"),
+    "wn_serving_reserved": ("serving is already reserved", "推理已使用预留容量"),
+    "wn_no_fp8_peak": ("{gpu} has no fp8 peak in the catalog", "目录中没有 {gpu} 的 fp8 峰值算力"),
+    "wn_fp8_already": ("precision is already fp8", "已使用 fp8 精度"),
+    "wn_no_serving": ("no serving horizon (the plan serves for 0 months)", "没有推理服务期（推理月数为 0）"),
+    "wn_autoscales": ("serving already autoscales", "推理已自动扩缩"),
+    "wn_weights_low": ("weights are already below 16 bits", "权重已低于 16 位"),
+    "wn_no_fp8": ("{gpu} has no fp8", "{gpu} 不支持 fp8"),
+    "wn_prefix_cache": ("prefix caching is already at 30 % or more", "前缀缓存命中率已达 30% 或以上"),
+    "wn_interval_optimum": ("the interval is already the Young/Daly optimum (Checkpoint interval left empty)",
+                            "检查点间隔已是 Young/Daly 最优值（检查点间隔留空）"),
+    "wn_price_typed": ("a price per GPU-hour is typed: the catalogue's prices of other modes do not compare with it",
+                       "已填写每 GPU 小时价格：目录中其他计价方式的价格无法与之比较"),
+    "wn_no_experiments": ("no trial-and-error or ablation runs are planned", "没有计划试错或消融实验"),
+    "wn_experiments_spot": ("experiments are already on spot", "实验已使用竞价实例"),
+    "wn_logs_sampled": ("logs are already sampled at 10 % or less and kept 30 days or less",
+                        "日志已按 10% 或更低抽样并保留 30 天或更短"),
+    "wn_at_mean": ("capacity is already at or below the mean traffic", "容量已等于或低于平均流量"),
+    "wn_no_preference": ("no human preference comparisons are planned", "没有计划人工偏好比较"),
+    "wn_not_committed": ("the cluster is not committed: it is bought {mode!m}", "集群没有承诺购买：以“{mode!m}”方式购买"),
+    "wn_no_full_sft": ("no SFT, or it already trains 1 % of the parameters or fewer", "没有 SFT，或已只训练 1% 或更少的参数"),
+    "wn_few_checkpoints": ("checkpoints kept are already at 1 hot and 3 in object storage or fewer",
+                           "保留的检查点已是热存储 1 个、对象存储 3 个或更少"),
+    "wn_nothing_saved": ("saves nothing here: the plan already has what it brings", "此处不节省：方案已包含该措施"),
+    "wn_adds": ("adds {cost_usd} here: it brings more than it removes", "此处反而增加 {cost_usd}：带来的成本多于节省"),
+    "wn_delay": ("its {hours:,.1f} hours of delay cost {cost_usd} at delay_cost_usd_per_day, more than it saves",
+                 "其 {hours:,.1f} 小时的延误按每天延误成本计为 {cost_usd}，超过其节省"),
+    "wn_releases_fast": ("every workstream already releases within 15 minutes", "每条工作流已在 15 分钟内释放"),
+    "wn_no_fleets": ("no reserved or owned GPUs in the plan", "方案中没有预留或自有的 GPU"),
+}
+
+#: Every message: the warnings and the reasons a lever does not apply.
+MESSAGES = {**WARNINGS, **WHY_NOT}
+
 #: Words a template takes with ``!w``: (English, Chinese).
 WORDS = {
     "pretrain": ("pretrain", "预训练"), "post_training": ("post training", "后训练"),
@@ -162,7 +201,7 @@ WORDS = {
 
 
 class Message(str):
-    """A warning: its English sentence (the ``str``), its ``code`` in :data:`WARNINGS` and its ``values``."""
+    """A message: its English sentence (the ``str``), its ``code`` in :data:`MESSAGES` and its ``values``."""
 
     def __new__(cls, code: str, **values):
         self = super().__new__(cls, render(code, values))
@@ -189,6 +228,9 @@ class _Formatter(string.Formatter):
     def convert_field(self, value, conversion):
         if conversion == "p":
             return plain(float(value), self.lang)
+        if conversion == "m":  # a pricing mode, as the pricing field's menu says it
+            from .i18n import choice_label
+            return choice_label("pricing", value, self.lang)
         if conversion == "w":
             pair = WORDS.get(value)
             return value if pair is None else pair[self.lang == "zh"]
@@ -197,7 +239,7 @@ class _Formatter(string.Formatter):
 
 def render(code: str, values: dict, lang: str = "en", currency: str = "USD", rate: float = 1.0) -> str:
     """Message ``code`` with ``values`` for a reader of ``lang`` (see the module docstring)."""
-    template = WARNINGS[code][1 if lang == "zh" else 0]
+    template = MESSAGES[code][1 if lang == "zh" else 0]
 
     def shown(name, value):
         if isinstance(value, Message):
