@@ -40,3 +40,27 @@ def test_notebook_charts_validate():
 def test_cost_by_stage_keeps_stage_order(est):
     spec = charts.cost_by_stage(views.stage_category(est)).to_dict()
     assert spec["encoding"]["y"]["sort"] == {"field": "stage_order", "op": "min"}
+
+
+def _axis_labels(chart) -> list[str]:
+    """The tick labels Vega draws for ``chart`` (rendered to SVG by vl-convert, the offline renderer's engine)."""
+    import re
+    import vl_convert
+    svg = vl_convert.vegalite_to_svg(chart.to_dict())
+    return re.findall(r'<text[^>]*role-axis-label[^>]*>([^<]*)</text>', svg) or re.findall(r"<text[^>]*>([^<]*)</text>", svg)
+
+
+def test_chinese_money_axes_read_in_wan_and_yi(est):
+    """Issue 31: a Chinese reader's amount axes say 万 and 亿 (Vega's k/M/B suffixes are English), sizes 亿 and
+    万亿; the English axes keep M and B."""
+    frame = views.stage_category(est, "CNY", "zh")
+    frame = frame.assign(cost=frame["cost"] * 100)  # ~1.2 亿 in all
+    zh = _axis_labels(charts.cost_by_stage(frame, currency="CNY", lang="zh"))
+    en = _axis_labels(charts.cost_by_stage(frame, currency="CNY"))
+    assert any(label.endswith(" 亿") or label.endswith(" 万") for label in zh), zh
+    assert not any(label[-1:] in "kMB" and label[:1].isdigit() for label in zh), zh
+    assert any(label.endswith("M") for label in en), en
+    curve = views.size_curve(est.scenario).rename(columns={"cost_usd": "cost"})
+    current = pd.DataFrame({"params": [7e9], "tokens": [2e12], "cost": [est.total_cost_usd], "label": ["本方案"]})
+    sizes = _axis_labels(charts.cost_vs_size(curve, current, lang="zh"))
+    assert "10 亿" in sizes and "1 万亿" in sizes, sizes

@@ -172,3 +172,11 @@ def test_a_warning_survives_a_pickle_and_keeps_its_code():
     again = pickle.loads(pickle.dumps(warnings))
     assert again == warnings and [w.code for w in again] == ["ew_over_budget", "ew_contingency_low"]
     assert "超出预算" in again[0].text("zh", "CNY", 7.0) and "¥1,068.78 万" in again[0].text("zh", "CNY", 7.0)
+
+
+def test_days_and_months_as_a_chinese_reader_writes_them():
+    import pandas as pd
+    from workbench.reference.i18n import day_text, month_text
+    assert day_text(pd.Timestamp("2025-03-07 12:00"), "zh") == "2025 年 3 月 7 日"
+    assert day_text("2025-03-07", "en") == "2025-03-07" and day_text("soon", "zh") == "soon"
+    assert month_text("2027-03", "zh") == "2027 年 3 月" and month_text("2027-03", "en") == "2027-03"

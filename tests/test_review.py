@@ -321,4 +321,4 @@ def test_a_bill_that_stops_mid_month_is_compared_with_that_part_of_the_plan(plan
     assert partial and partial[0]["month"] == "2025-03" and partial[0]["share"] == pytest.approx(15 / 31)
     assert np.allclose(result.by_category["ratio"].dropna(), 1.0, rtol=1e-6)  # on plan, to date
     assert result.forecast_usd == pytest.approx(billed_total(plan), rel=1e-6)  # the rest of March at plan
-    assert "2025-03" in review.flag_text(partial[0], "zh")
+    assert "2025 年 3 月" in review.flag_text(partial[0], "zh")  # as a Chinese reader writes a month

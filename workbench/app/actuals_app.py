@@ -16,7 +16,7 @@ import pandas as pd
 from ..report import bill_views as bv, programme_charts as pc, programme_views as pv
 from ..bill.actuals import APP_LIMITS, UNATTRIBUTED, ActualsError, read_focus
 from ..report.charts import ChartStack
-from ..reference.i18n import t
+from ..reference.i18n import day_text, t
 from ..reference.numbers import money
 from .downloads import XLSX_MIME, Downloads
 from .livechart import LiveChart
@@ -213,14 +213,14 @@ class BillPanel:
                                                  month=alert.projected_month))
             else:
                 notes.append(t("bill_spent", lang).format(resource=t(alert.resource, lang),
-                                                          budget=self._money(alert.budget_usd), day=alert.day.date()))
+                                                          budget=self._money(alert.budget_usd), day=day_text(alert.day.date(), lang)))
         self.message.value = "<div class='wb-notes'>" + "<br>".join(html.escape(n) for n in notes) + "</div>"
         self.tables.value = self._comparison_tables(rate)
         spend, lines = pv.plan_vs_actual(review, lang, rate)
         spec, datasets = self.stack.update({"bill": (pc.plan_vs_actual, {"spend": spend, "lines": lines},
                                                      {"title": t("chart_plan_vs_actual", lang),
                                                       "month_title": t("month", lang), "cost_title": t("cost", lang),
-                                                      "currency": self.currency})})
+                                                      "currency": self.currency, "lang": lang})})
         self.chart.show(spec, datasets)
         parts = []
         if review.flags:

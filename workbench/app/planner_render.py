@@ -89,26 +89,27 @@ class PlannerRendering:
         parts = {
             "stage": (charts.cost_by_stage, {"frame": views.stage_category(est, cur, lang)},
                       dict(title=t("chart_stage", lang), stage_title=t("stage", lang), category_title=t("category", lang),
-                           **common)),
+                           lang=lang, **common)),
             "split": (charts.split, {"frame": views.split(est, cur, lang)},
                       dict(title=t("chart_split", lang), group_title=t("stage", lang), share_title=t("share", lang), **common)),
             "range": (charts.cost_range, {"bins": bins, "markers": markers},
                       dict(title=t("chart_range", lang), cost_title=t("total_cost", lang), share_title=t("share", lang),
-                           currency=cur)),
+                           currency=cur, lang=lang)),
             "tornado": (charts.tornado, {"frame": views.tornado(self.sens, est, cur, lang)},
                         dict(title=t("chart_tornado", lang), input_title=t("input", lang), change_title=t("change", lang),
-                             value_title=t("value", lang), currency=cur)),
+                             value_title=t("value", lang), currency=cur, lang=lang)),
             "burn": (charts.burn_down, {"burn": burn, "alerts": alerts},
-                     dict(title=t("chart_burn", lang), day_title=t("day", lang), spent_title=t("spent", lang), currency=cur)),
+                     dict(title=t("chart_burn", lang), day_title=t("day", lang), spent_title=t("spent", lang), currency=cur,
+                          lang=lang)),
             "size": (charts.cost_vs_size, {"curve": curve, "current": current},
                      dict(title=t("chart_size", lang), params_title=t("model_size", lang), plan_title=t("this_plan", lang),
-                          **common)),
+                          lang=lang, **common)),
         }
         if self.pinned is not None:
             table = compare_table if compare_table is not None else views.compare(self.pinned[1], est, cur, lang)
             parts["compare"] = (charts.compare, {"frame": views.compare_long(table, lang)},
                                 dict(title=t("chart_compare", lang), category_title=t("category", lang),
-                                     scenario_title=t("scenario", lang), **common))
+                                     scenario_title=t("scenario", lang), lang=lang, **common))
         return parts
 
     def _charts(self) -> dict:

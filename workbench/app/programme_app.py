@@ -298,7 +298,7 @@ class ProgrammeView:
             return
         lang, cur, tl = self.lang, self.currency, self.timeline
         spend, lines = pv.cumulative(tl, cur, lang)
-        titles = {"month_title": t("month", lang), "currency": cur}
+        titles = {"month_title": t("month", lang), "currency": cur, "lang": lang}
         key_label = t(self.attribute, lang)
         parts = {
             "months": (pc.monthly_costs, {"frame": pv.monthly(tl, cur, lang)},
@@ -309,7 +309,8 @@ class ProgrammeView:
                         "line_title": t("alert_line", lang), "crossed_title": t("crossed_in", lang)}),
             "attribution": (pc.attribution, {"frame": pv.attribution(tl, self.attribute, cur, lang)},
                             {"title": t("chart_attribution", lang).format(key=key_label), "value_title": key_label,
-                             "category_title": t("category", lang), "cost_title": t("cost", lang), "currency": cur}),
+                             "category_title": t("category", lang), "cost_title": t("cost", lang), "currency": cur,
+                             "lang": lang}),
             "kpis": (pc.kpi_lines, {"frame": pv.kpis(tl, cur, lang)},
                      {"title": t("chart_kpis", lang), "month_title": t("month", lang)}),
         }
@@ -317,7 +318,7 @@ class ProgrammeView:
         if len(owned):  # an owned fleet: when owning it pays for itself against renting its hours
             parts["own_or_rent"] = (pc.own_or_rent, {"frame": owned},
                                     {"title": t("chart_own_or_rent", lang), "month_title": t("month", lang),
-                                     "cost_title": t("cost", lang), "currency": cur})
+                                     "cost_title": t("cost", lang), "currency": cur, "lang": lang})
         spec, datasets = self.stack.update(parts)
         self.chart.show(spec, datasets)
         self._render_headline()

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .actuals import UNATTRIBUTED, Actuals
-from ..reference.i18n import t
+from ..reference.i18n import month_text, t
 from ..reference.numbers import money as amount_text
 from ..plan.scenario_fields import excerpt
 from ..programmes.timeline import UNTAGGED, Timeline
@@ -439,6 +439,11 @@ def versus(planned_usd: float, actual_usd: float, lang: str = "en") -> str:
     return f"{(ratio - 1) * 100:+.0f} %".replace("-", "−")
 
 
+def _months(months: list, lang: str) -> str:
+    """The first six of ``months`` (YYYY-MM) as the reader writes them."""
+    return ("、" if lang == "zh" else ", ").join(month_text(m, lang) for m in months[:6])
+
+
 def flag_text(flag: dict, lang: str = "en", currency: str = "USD", rate: float = 1.0) -> str:
     """A flag's message in ``lang``, amounts in ``currency`` at ``rate`` per USD (English: ``flag["message"]``)."""
     if lang != "zh" and currency == "USD" and flag["kind"] != "no_billed_budget":
@@ -454,18 +459,19 @@ def flag_text(flag: dict, lang: str = "en", currency: str = "USD", rate: float =
     if kind == "unit_cost_rising":
         return t("flag_unit_cost", lang).format(service=flag["service"], unit=flag["unit"],
                                                 change=f"{flag['to_usd'] / flag['from_usd'] - 1:+.0%}",
-                                                start=flag["from_month"], end=flag["to_month"],
+                                                start=month_text(flag["from_month"], lang),
+                                                end=month_text(flag["to_month"], lang),
                                                 before=f"{flag['from_usd'] * rate:.4g}", after=f"{flag['to_usd'] * rate:.4g}",
                                                 currency=currency)
     if kind == "billing_without_usage":
         return t("flag_idle", lang).format(service=flag["service"], resource=flag["resource"] or "—",
                                            cost=money(flag["cost_usd"], 2), rows=flag["rows"])
     if kind == "outside_plan":
-        return t("flag_outside", lang).format(count=len(flag["months"]), months=", ".join(flag["months"][:6]))
+        return t("flag_outside", lang).format(count=len(flag["months"]), months=_months(flag["months"], lang))
     if kind == "partial_month":
-        return t("flag_partial_month", lang).format(share=f"{flag['share']:.0%}", month=flag["month"])
+        return t("flag_partial_month", lang).format(share=f"{flag['share']:.0%}", month=month_text(flag["month"], lang))
     if kind == "months_missing":
-        return t("flag_months_missing", lang).format(count=len(flag["months"]), months=", ".join(flag["months"][:6]))
+        return t("flag_months_missing", lang).format(count=len(flag["months"]), months=_months(flag["months"], lang))
     if kind == "no_billed_budget":
         return t("flag_no_billed_budget", lang)
     if kind == "plan_not_whole":

@@ -634,3 +634,10 @@ def month_text(label, lang: str = "en") -> str:
     match = re.fullmatch(r"(\d{4})-(\d{2})", str(label))
     return f"{match[1]} 年 {int(match[2])} 月" if lang == "zh" and match else str(label)
 
+
+def day_text(day, lang: str = "en") -> str:
+    """A day (a timestamp or ``2027-03-17``) as a reader of ``lang`` writes it: ``2027-03-17``, ``2027 年 3 月 17 日``."""
+    match = re.match(r"(\d{4})-(\d{2})-(\d{2})", str(day))
+    if not match:
+        return str(day)
+    return f"{match[1]} 年 {int(match[2])} 月 {int(match[3])} 日" if lang == "zh" else match[0]

@@ -10,7 +10,7 @@ import pandas as pd
 
 from ..bill.actuals import UNATTRIBUTED
 from ..bill.review import NOTHING_USD, versus  # noqa: F401 - the words of a comparison live with the review
-from ..reference.i18n import month_text, t
+from ..reference.i18n import day_text, month_text, t
 from .csv_export import to_csv
 
 def _compared(frame: pd.DataFrame, key: str, rate: float, lang: str) -> pd.DataFrame:
@@ -57,9 +57,9 @@ def alert_table(review, lang: str = "en", rate: float = 1.0) -> pd.DataFrame:
     reached = []
     for row in alerts.itertuples():
         if not pd.isna(row.day):
-            reached.append(str(pd.Timestamp(row.day).date()))
+            reached.append(day_text(pd.Timestamp(row.day).date(), lang))
         elif isinstance(row.projected_month, str):
-            reached.append(t("bill_forecast_in", lang).format(month=row.projected_month))
+            reached.append(t("bill_forecast_in", lang).format(month=month_text(row.projected_month, lang)))
         else:
             reached.append(t("not_reached", lang))
     return pd.DataFrame({"budget": [t(r, lang) for r in alerts["resource"]],

@@ -25,6 +25,16 @@ WIDTH = 440
 _sink: contextvars.ContextVar = contextvars.ContextVar("workbench_named_data", default=None)
 #: SI prefixes, but B (billion) rather than G for parameter counts.
 _BILLIONS = "replace(format(datum.value, '~s'), 'G', 'B')"
+#: The same in Chinese: 万 (10^4), 亿 (10^8) and 万亿 (10^12), as a Chinese budget writes amounts and sizes.
+_WAN_YI = ("abs(datum.value) >= 1e12 ? format(datum.value / 1e12, '.4~g') + ' 万亿' : abs(datum.value) >= 1e8 ? "
+           "format(datum.value / 1e8, '.4~g') + ' 亿' : abs(datum.value) >= 1e4 ? format(datum.value / 1e4, '.4~g') + ' 万' "
+           ": format(datum.value, '.4~g')")
+
+
+def amount_labels(lang: str = "en") -> str:
+    """A Vega label expression for amounts and sizes: ``1.5M``, ``2B`` in English; ``150 万``, ``20 亿`` in Chinese."""
+    return _WAN_YI if lang == "zh" else _BILLIONS
+
 
 
 def _log_labels(leading_digits: str, label: str = _BILLIONS) -> str:
@@ -38,14 +48,14 @@ CATEGORY_COLOURS = ["#4c78a8", "#72b7b2", "#54a24b", "#eeca3b", "#b279a2", "#ff9
 
 
 def cost_by_stage(frame: pd.DataFrame, *, title="Cost by stage and category", stage_title="Stage",
-                  category_title="Category", cost_title="Cost", currency="USD") -> alt.Chart:
+                  category_title="Category", cost_title="Cost", currency="USD", lang="en") -> alt.Chart:
     """Stacked bars: one bar per stage, stacked by category. Frame: stage, category, cost, stage_order,
     category_order."""
     categories = frame.sort_values("category_order")["category"].unique().tolist()
     colours = [CATEGORY_COLOURS[i] for i in sorted(frame["category_order"].unique())]
     return alt.Chart(_source(frame, "frame"), title=title, width=WIDTH, height=220).mark_bar().encode(
         y=alt.Y("stage:N", title=stage_title, sort=alt.EncodingSortField("stage_order", op="min")),
-        x=alt.X("sum(cost):Q", title=f"{cost_title} [{currency}]", axis=alt.Axis(labelExpr=_BILLIONS)),
+        x=alt.X("sum(cost):Q", title=f"{cost_title} [{currency}]", axis=alt.Axis(labelExpr=amount_labels(lang))),
         color=alt.Color("category:N", title=category_title, scale=alt.Scale(domain=categories, range=colours)),
         order=alt.Order("category_order:Q"),
         tooltip=[alt.Tooltip("stage:N", title=stage_title), alt.Tooltip("category:N", title=category_title),
@@ -54,13 +64,13 @@ def cost_by_stage(frame: pd.DataFrame, *, title="Cost by stage and category", st
 
 
 def tornado(frame: pd.DataFrame, *, title="Sensitivity", input_title="Input", change_title="Change in total",
-            side_title="", value_title="value", currency="USD") -> alt.Chart:
+            side_title="", value_title="value", currency="USD", lang="en") -> alt.Chart:
     """Horizontal bars from the base total to the total at each input's low and high value, largest swing
     on top, each bar labelled with the input's value at that end. Frame: input, side, value, unit, delta, total,
     order and ``value_text`` (the value as a reader writes it, with its unit)."""
     base = alt.Chart(_source(frame, "frame"), title=title, width=WIDTH, height=max(120, 24 * frame["input"].nunique()))
     y = alt.Y("input:N", title=input_title, sort=alt.EncodingSortField("order", op="min"))
-    x = alt.X("delta:Q", title=f"{change_title} [{currency}]", axis=alt.Axis(labelExpr=_BILLIONS))
+    x = alt.X("delta:Q", title=f"{change_title} [{currency}]", axis=alt.Axis(labelExpr=amount_labels(lang)))
     labels = base.mark_text(fontSize=10, color="#333", align=alt.expr("datum.delta < 0 ? 'right' : 'left'"),
                             dx=alt.expr("datum.delta < 0 ? -3 : 3")).encode(y=y, x=x, text="value_text:N")
     return alt.layer(_tornado_bars(base, y, x, frame, input_title, side_title, value_title, change_title, currency),
@@ -81,7 +91,7 @@ def _tornado_bars(base, y, x, frame, input_title, side_title, value_title, chang
 
 
 def levers(frame: pd.DataFrame, *, title="Levers: saving if nothing goes wrong, and after the risk",
-           lever_title="Lever", saving_title="Saving", currency="USD") -> alt.Chart:
+           lever_title="Lever", saving_title="Saving", currency="USD", lang="en") -> alt.Chart:
     """Per lever, two bars: the plain saving and the risk-adjusted one (a lever whose risk outweighs its saving
     goes below zero), in the table's ranking. Frame: lever (its name), order, kind (plain / risk-adjusted), usd."""
     kinds = frame["kind"].drop_duplicates().tolist()
@@ -89,7 +99,7 @@ def levers(frame: pd.DataFrame, *, title="Levers: saving if nothing goes wrong, 
                      height=max(120, 30 * frame["lever"].nunique())).mark_bar().encode(
         y=alt.Y("lever:N", title=lever_title, sort=alt.EncodingSortField("order", op="min")),
         yOffset=alt.YOffset("kind:N", sort=kinds),
-        x=alt.X("usd:Q", title=f"{saving_title} [{currency}]", axis=alt.Axis(labelExpr=_BILLIONS)),
+        x=alt.X("usd:Q", title=f"{saving_title} [{currency}]", axis=alt.Axis(labelExpr=amount_labels(lang))),
         color=alt.Color("kind:N", title="", sort=kinds, scale=alt.Scale(domain=kinds, range=["#9ecae9", "#4c78a8"])),
         tooltip=[alt.Tooltip("lever:N", title=lever_title), alt.Tooltip("kind:N", title=""),
                  alt.Tooltip("usd:Q", title=f"{saving_title} [{currency}]", format=",.0f")],
@@ -112,7 +122,7 @@ def split(frame: pd.DataFrame, *, title="Pre-training vs fine-tuning vs inferenc
 
 
 def burn_down(burn: pd.DataFrame, alerts: pd.DataFrame, *, title="Planned spend", day_title="Day",
-              spent_title="Spent", currency="USD") -> alt.LayerChart:
+              spent_title="Spent", currency="USD", lang="en") -> alt.LayerChart:
     """Cumulative planned spend over the timeline, a rule per alert line and a point where it is crossed.
     Frames: burn (day, spent); alerts (label, threshold, day, crossed, and ``when``: the date or day it is crossed,
     as the tooltips say it)."""
@@ -120,7 +130,7 @@ def burn_down(burn: pd.DataFrame, alerts: pd.DataFrame, *, title="Planned spend"
             else alt.Tooltip("day:Q", title=day_title, format=",.1f"))
     line = alt.Chart(_source(burn, "burn")).mark_line(color="#4c78a8").encode(
         x=alt.X("day:Q", title=day_title),
-        y=alt.Y("spent:Q", title=f"{spent_title} [{currency}]", axis=alt.Axis(labelExpr=_BILLIONS)),
+        y=alt.Y("spent:Q", title=f"{spent_title} [{currency}]", axis=alt.Axis(labelExpr=amount_labels(lang))),
         tooltip=[alt.Tooltip("day:Q", title=day_title, format=",.1f"),
                  alt.Tooltip("spent:Q", title=f"{spent_title} [{currency}]", format=",.0f")],
     )
@@ -142,15 +152,15 @@ def burn_down(burn: pd.DataFrame, alerts: pd.DataFrame, *, title="Planned spend"
 
 
 def cost_vs_size(curve: pd.DataFrame, current: pd.DataFrame, *, title="Cost against model size",
-                 params_title="Parameters", cost_title="Cost", plan_title="this plan", currency="USD") -> alt.LayerChart:
+                 params_title="Parameters", cost_title="Cost", plan_title="this plan", currency="USD", lang="en") -> alt.LayerChart:
     """Total cost against parameter count at compute-optimal tokens (log-log), the current plan marked.
     Frames: curve (params, tokens, cost); current (params, tokens, cost, label)."""
     tooltip = [alt.Tooltip("params:Q", title=params_title, format=".3~g"), alt.Tooltip("tokens:Q", title="tokens", format=".3~g"),
                alt.Tooltip("cost:Q", title=f"{cost_title} [{currency}]", format=",.0f")]
     line = alt.Chart(_source(curve, "curve")).mark_line(color="#4c78a8", point=True).encode(
-        x=alt.X("params:Q", title=params_title, scale=alt.Scale(type="log"), axis=alt.Axis(labelExpr=_log_labels("1"))),
+        x=alt.X("params:Q", title=params_title, scale=alt.Scale(type="log"), axis=alt.Axis(labelExpr=_log_labels("1", amount_labels(lang)))),
         y=alt.Y("cost:Q", title=f"{cost_title} [{currency}]", scale=alt.Scale(type="log"),
-                axis=alt.Axis(labelExpr=_log_labels("125"))),
+                axis=alt.Axis(labelExpr=_log_labels("125", amount_labels(lang)))),
         tooltip=tooltip)
     plan = alt.Chart(_source(current, "current")).mark_point(color="#e45756", filled=True, size=120, shape="diamond").encode(
         x="params:Q", y="cost:Q", tooltip=[alt.Tooltip("label:N", title=""), *tooltip])
@@ -159,12 +169,12 @@ def cost_vs_size(curve: pd.DataFrame, current: pd.DataFrame, *, title="Cost agai
 
 
 def compare(frame: pd.DataFrame, *, title="Scenario A against B", category_title="Category", cost_title="Cost",
-            scenario_title="Scenario", currency="USD") -> alt.Chart:
+            scenario_title="Scenario", currency="USD", lang="en") -> alt.Chart:
     """Grouped bars of A and B per category. Frame: category, scenario, cost."""
     return alt.Chart(_source(frame, "frame"), title=title, width=WIDTH, height=220).mark_bar().encode(
         y=alt.Y("category:N", title=category_title, sort=None),
         yOffset=alt.YOffset("scenario:N"),
-        x=alt.X("cost:Q", title=f"{cost_title} [{currency}]", axis=alt.Axis(labelExpr=_BILLIONS)),
+        x=alt.X("cost:Q", title=f"{cost_title} [{currency}]", axis=alt.Axis(labelExpr=amount_labels(lang))),
         color=alt.Color("scenario:N", title=scenario_title, scale=alt.Scale(range=["#bab0ac", "#4c78a8"])),
         tooltip=[alt.Tooltip("category:N", title=category_title), alt.Tooltip("scenario:N", title=scenario_title),
                  alt.Tooltip("cost:Q", title=f"{cost_title} [{currency}]", format=",.0f")],
@@ -218,11 +228,11 @@ def calibration_errors(table: pd.DataFrame, *, title="Estimated against reported
 
 
 def cost_range(bins: pd.DataFrame, markers: pd.DataFrame, *, title="Range of total cost", cost_title="Total cost",
-               share_title="Share of draws", currency="USD") -> alt.LayerChart:
+               share_title="Share of draws", currency="USD", lang="en") -> alt.LayerChart:
     """Histogram of sampled total costs with P10 / P50 / P90 rules. Frames: bins (low, high, share);
     markers (label, cost)."""
     bars = alt.Chart(_source(bins, "bins")).mark_bar(color="#9ecae9").encode(
-        x=alt.X("low:Q", title=f"{cost_title} [{currency}]", axis=alt.Axis(labelExpr=_BILLIONS)), x2="high:Q",
+        x=alt.X("low:Q", title=f"{cost_title} [{currency}]", axis=alt.Axis(labelExpr=amount_labels(lang))), x2="high:Q",
         y=alt.Y("share:Q", title=share_title, axis=alt.Axis(format="%")), y2=alt.datum(0),
         tooltip=[alt.Tooltip("low:Q", title="from", format=",.0f"), alt.Tooltip("high:Q", title="to", format=",.0f"),
                  alt.Tooltip("share:Q", title=share_title, format=".1%")])

@@ -8,7 +8,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from .charts import _BILLIONS, CATEGORY_COLOURS, WIDTH, _source
+from .charts import CATEGORY_COLOURS, WIDTH, _source, amount_labels
 
 #: The engine's category colours, then data processing, debug environments and security.
 COLOURS = [*CATEGORY_COLOURS, "#79706e", "#d67195", "#17becf"]
@@ -22,12 +22,12 @@ def _colour(frame: pd.DataFrame, title: str) -> alt.Color:
 
 
 def monthly_costs(frame: pd.DataFrame, *, title="Cost per month", month_title="Month", category_title="Category",
-                  cost_title="Cost", currency="USD") -> alt.Chart:
+                  cost_title="Cost", currency="USD", lang="en") -> alt.Chart:
     """Stacked bars: one bar per calendar month, stacked by category. Frame: month_label (YYYY-MM), category, cost,
     category_order."""
     return alt.Chart(_source(frame, "frame"), title=title, width=WIDTH, height=240).mark_bar().encode(
         x=alt.X("month_label:O", title=month_title, axis=alt.Axis(labelAngle=-45)),
-        y=alt.Y("sum(cost):Q", title=f"{cost_title} [{currency}]", axis=alt.Axis(labelExpr=_BILLIONS)),
+        y=alt.Y("sum(cost):Q", title=f"{cost_title} [{currency}]", axis=alt.Axis(labelExpr=amount_labels(lang))),
         color=_colour(frame, category_title), order=alt.Order("category_order:Q"),
         tooltip=[alt.Tooltip("month_label:O", title=month_title), alt.Tooltip("category:N", title=category_title),
                  alt.Tooltip("cost:Q", title=f"{cost_title} [{currency}]", format=",.0f")],
@@ -36,7 +36,7 @@ def monthly_costs(frame: pd.DataFrame, *, title="Cost per month", month_title="M
 
 def budget_lines(spend: pd.DataFrame, lines: pd.DataFrame, *, title="Cumulative spend against budget",
                  month_title="Month", spent_title="Spent", currency="USD", line_title="Alert line",
-                 crossed_title="Crossed in") -> alt.ConcatChart:
+                 crossed_title="Crossed in", lang="en") -> alt.ConcatChart:
     """One small chart per budget: cumulative spend by calendar month, a dashed rule per alert line (50 / 80 /
     100 %) named in a legend (labels on the chart would overlap when two lines are close), and a point in the month
     each line is first reached, with a tooltip. Frames: spend (resource, month_label, spent); lines (resource,
@@ -55,7 +55,7 @@ def budget_lines(spend: pd.DataFrame, lines: pd.DataFrame, *, title="Cumulative 
         only = alt.datum.resource == resource
         x = alt.X("month_label:O", title=month_title, scale=alt.Scale(domain=months), axis=alt.Axis(labelAngle=-45))
         line = alt.Chart(_source(spend, "spend")).transform_filter(only).mark_line(point=True, color="#4c78a8").encode(
-            x=x, y=alt.Y("spent:Q", title=f"{spent_title} [{currency}]", axis=alt.Axis(labelExpr=_BILLIONS)),
+            x=x, y=alt.Y("spent:Q", title=f"{spent_title} [{currency}]", axis=alt.Axis(labelExpr=amount_labels(lang))),
             tooltip=[alt.Tooltip("month_label:O", title=month_title),
                      alt.Tooltip("spent:Q", title=f"{spent_title} [{currency}]", format=",.0f")])
         tips = [alt.Tooltip("label:N", title=line_title), alt.Tooltip("threshold:Q", title=currency, format=",.0f"),
@@ -70,13 +70,13 @@ def budget_lines(spend: pd.DataFrame, lines: pd.DataFrame, *, title="Cumulative 
 
 
 def attribution(frame: pd.DataFrame, *, title="Cost by tag", value_title="Tag value", category_title="Category",
-                cost_title="Cost", currency="USD") -> alt.Chart:
+                cost_title="Cost", currency="USD", lang="en") -> alt.Chart:
     """Horizontal bars: one per tag value, stacked by category, largest on top. Frame: value, category, cost,
     category_order."""
     return alt.Chart(_source(frame, "frame"), title=title, width=WIDTH,
                      height=max(80, 26 * frame["value"].nunique())).mark_bar().encode(
         y=alt.Y("value:N", title=value_title, sort=alt.EncodingSortField("cost", op="sum", order="descending")),
-        x=alt.X("sum(cost):Q", title=f"{cost_title} [{currency}]", axis=alt.Axis(labelExpr=_BILLIONS)),
+        x=alt.X("sum(cost):Q", title=f"{cost_title} [{currency}]", axis=alt.Axis(labelExpr=amount_labels(lang))),
         color=_colour(frame, category_title), order=alt.Order("category_order:Q"),
         tooltip=[alt.Tooltip("value:N", title=value_title), alt.Tooltip("category:N", title=category_title),
                  alt.Tooltip("cost:Q", title=f"{cost_title} [{currency}]", format=",.0f")],
@@ -97,7 +97,7 @@ def kpi_lines(frame: pd.DataFrame, *, title="Unit costs per month", month_title=
 
 
 def plan_vs_actual(spend: pd.DataFrame, lines: pd.DataFrame, *, title="Billed spend: plan against actual",
-                   month_title="Month", cost_title="Cumulative cost", currency="USD") -> alt.ConcatChart:
+                   month_title="Month", cost_title="Cumulative cost", currency="USD", lang="en") -> alt.ConcatChart:
     """One small chart per budget (or the whole bill): cumulative planned (dashed grey) and actual (blue) billed
     spend by month, with the budget's alert lines. Frames: resource, month, series, cost, series_order;
     resource, label, threshold."""
@@ -109,7 +109,7 @@ def plan_vs_actual(spend: pd.DataFrame, lines: pd.DataFrame, *, title="Billed sp
         only = alt.datum.resource == resource
         line = alt.Chart(_source(spend, "spend")).transform_filter(only).mark_line(point=True).encode(
             x=alt.X("month:O", title=month_title),
-            y=alt.Y("cost:Q", title=f"{cost_title} [{currency}]", axis=alt.Axis(labelExpr=_BILLIONS)),
+            y=alt.Y("cost:Q", title=f"{cost_title} [{currency}]", axis=alt.Axis(labelExpr=amount_labels(lang))),
             color=alt.Color("series:N", title="", sort=alt.EncodingSortField("series_order"),
                             scale=alt.Scale(range=["#9d9d9d", "#4c78a8"])),
             strokeDash=alt.StrokeDash("series:N", sort=alt.EncodingSortField("series_order"), legend=None,
@@ -128,12 +128,12 @@ def plan_vs_actual(spend: pd.DataFrame, lines: pd.DataFrame, *, title="Billed sp
 
 
 def own_or_rent(frame: pd.DataFrame, *, title="Owning the fleet or renting its hours: cumulative cost",
-                month_title="Month", cost_title="Cost", currency="USD") -> alt.Chart:
+                month_title="Month", cost_title="Cost", currency="USD", lang="en") -> alt.Chart:
     """Two lines per owned fleet: the cumulative cost of owning it and of renting the hours it carried; where
     they cross, owning has paid for itself. Frame: fleet, month, option, cost."""
     return alt.Chart(_source(frame, "frame"), title=title, width=WIDTH, height=220).mark_line(point=True).encode(
         x=alt.X("month:Q", title=month_title, axis=alt.Axis(tickMinStep=1, format="d")),
-        y=alt.Y("cost:Q", title=f"{cost_title} [{currency}]", axis=alt.Axis(labelExpr=_BILLIONS)),
+        y=alt.Y("cost:Q", title=f"{cost_title} [{currency}]", axis=alt.Axis(labelExpr=amount_labels(lang))),
         color=alt.Color("option:N", title="", legend=alt.Legend(orient="bottom", labelLimit=400)),
         detail="fleet:N",
         tooltip=[alt.Tooltip("fleet:N", title=""), alt.Tooltip("option:N", title=""),
