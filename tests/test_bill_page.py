@@ -72,7 +72,7 @@ def test_the_review_downloads_as_csv_and_as_a_workbook_with_the_review_totals(pa
     assert [f["name"] for f in panel.downloads.files] == ["bill_review.csv", "bill_review.xlsx"]
     frame = pd.read_csv(io.BytesIO(panel.downloads.payload("bill_review.csv")))
     categories = frame[frame["table"] == "Category"]
-    assert categories["actual_usd"].sum() == pytest.approx(panel.review.by_category["actual_usd"].sum(), rel=1e-12)
+    assert round(categories["actual_usd"].sum(), 2) == round(panel.review.by_category["actual_usd"].sum(), 2)  # to the cent
     path = tmp_path / "bill_review.xlsx"
     path.write_bytes(panel.downloads.payload("bill_review.xlsx"))
     book = recalculated(path, tmp_path)

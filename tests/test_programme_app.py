@@ -181,7 +181,7 @@ def test_the_programme_file_downloads_and_loads_back_unchanged():
     fresh._upload_changed({"new": [{"name": "bad.json", "content": memoryview(b'{"schema_version": 1}')}]})
     assert "bad.json: programme · name=None" in fresh.banner.value and fresh.programme == view.programme
     csv = fresh.downloads.payload("programme_monthly.csv").decode()
-    assert csv.startswith("month,calendar_month,workstream,cycle,stage,category,item,cost_type,cost_usd")
+    assert csv.startswith("calendar_month,workstream,cycle,stage,category,item,cost_type,cost_usd")
     book = openpyxl.load_workbook(io.BytesIO(fresh.downloads.payload("programme.xlsx")))
     assert book.sheetnames[:3] == ["Summary", "By month", "Monthly lines"]
     assert book["Summary"]["A1"].value == view.programme.name

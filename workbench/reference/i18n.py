@@ -9,6 +9,10 @@ from functools import lru_cache
 LANGUAGES = ("en", "zh")
 
 TEXT = {
+    # exports: a plan without a name, the GPU-hour classes of a programme's lines
+    "plan_unnamed": ("Plan", "方案"), "gpu_class_productive": ("productive", "有效训练"), "gpu_class_lost": ("lost", "故障损失"),
+    "gpu_class_debug": ("debug", "调试"), "gpu_class_experiments": ("experiments", "实验"),
+    "gpu_class_serving": ("serving", "推理"), "gpu_class_none": ("none", "无"),
     # stages and groups
     "pretrain": ("Pre-training", "预训练"), "sft": ("SFT", "监督微调"), "preference": ("Preference tuning", "偏好对齐"),
     "evaluation": ("Evaluation", "评测"), "inference": ("Inference", "推理服务"), "finetune": ("Fine-tuning", "微调"),

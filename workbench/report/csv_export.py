@@ -1,8 +1,11 @@
 """Every CSV the workbench writes (the cost lines, a programme's months, the bill review's tables) goes through
-:func:`to_csv`: text a spreadsheet would run as a formula is defused, and numbers are written exactly (the
-shortest text that reads back as the same float), so that a CSV sums to its JSON total to the last cent."""
+:func:`to_csv`: text a spreadsheet would run as a formula is defused. Amounts are written in cents by
+:func:`to_cents`, which rounds so that the cents add up to the total's cents (a CSV sums to its JSON total, to the
+cent), and quantities with six significant digits by :func:`significant`: a person reads ``97258.7``, not
+``97258.69785219168``."""
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 #: A spreadsheet runs a cell starting with one of these as a formula (OWASP, "CSV Injection").
@@ -21,3 +24,27 @@ def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
 def to_csv(frame: pd.DataFrame) -> str:
     """``frame`` as CSV text: formula-safe, every number exact, no index."""
     return spreadsheet_safe(frame).to_csv(index=False)
+
+
+
+def to_cents(amounts) -> np.ndarray:
+    """``amounts`` rounded to cents so that they add up to their sum rounded to cents (largest remainder: the
+    lines whose rounding lost most take the cents rounding dropped) [same unit as given]."""
+    x = np.asarray(amounts, dtype=float) * 100.0
+    if x.size == 0 or not np.isfinite(x).all():
+        return np.round(x) / 100.0
+    cents = np.round(x)
+    short = int(round(x.sum()) - cents.sum())  # cents the rounding lost (+) or gained (-)
+    if short:
+        order = np.argsort(cents - x)  # most rounded down first
+        picks = order[:abs(short)] if short > 0 else order[::-1][:abs(short)]
+        cents[picks] += np.sign(short)
+    return cents / 100.0
+
+
+def significant(values, digits: int = 6) -> np.ndarray:
+    """``values`` with ``digits`` significant digits (0 and non-finite values kept)."""
+    x = np.asarray(values, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scale = np.where((x != 0) & np.isfinite(x), 10.0 ** (digits - 1 - np.floor(np.log10(np.abs(x)))), 1.0)
+    return np.where(np.isfinite(x), np.round(x * scale) / scale, x)

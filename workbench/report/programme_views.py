@@ -8,9 +8,9 @@ import re
 import numpy as np
 import pandas as pd
 
-from .csv_export import to_csv
+from .csv_export import significant, to_cents, to_csv
 from ..plan.estimate import CATEGORIES
-from ..reference.i18n import month_text, name_label, t
+from ..reference.i18n import item_label, month_text, name_label, t
 from ..reference.numbers import money
 from ..programmes.timeline import Timeline
 
@@ -131,13 +131,27 @@ def tag_keys(timeline: Timeline) -> list[str]:
     return ["workstream", *timeline.tag_keys]
 
 
-def monthly_csv(timeline: Timeline) -> str:
-    """The monthly cost lines (month, workstream, cycle, stage, category, item, cost type, USD, tags) as CSV:
-    formula-safe, every amount exact (the column sums to :attr:`Timeline.total_cost_usd`); each month beside its
-    calendar month (``calendar_month``, YYYY-MM)."""
-    lines = timeline.lines.copy()
-    lines.insert(1, "calendar_month", timeline.programme.month_labels(lines["month"]))
-    return to_csv(lines)
+def monthly_csv(timeline: Timeline, currency: str = "USD", lang: str = "en") -> str:
+    """The monthly cost lines as CSV: the calendar month first (``2027-03``; ``2027 年 3 月`` in Chinese), then the
+    workstream, cycle, stage, category, item and cost type (their labels in ``lang``), the cost in ``currency`` in
+    cents that add up to :attr:`Timeline.total_cost_usd`'s, GPU-hours with six significant digits, and the tags;
+    formula-safe. The programme's month number stays as the last column (``programme_month``) for joins."""
+    lines = timeline.lines
+    code = currency.lower()
+    months = timeline.programme.month_labels(lines["month"])
+    table = pd.DataFrame({
+        "calendar_month": [month_text(m, lang) for m in months],
+        "workstream": [name_label(w, lang) for w in lines["workstream"]], "cycle": lines["cycle"].to_numpy(),
+        "stage": [t(s, lang) if t(s, lang) != s else name_label(s, lang) for s in lines["stage"]], "category": [t(c, lang) for c in lines["category"]],
+        "item": [item_label(i, lang) for i in lines["item"]], "cost_type": [t(c, lang) for c in lines["cost_type"]],
+        f"cost_{code}": to_cents(lines["cost_usd"].to_numpy() * rate(timeline, currency)),
+        "gpu_hours": significant(lines["gpu_hours"]),
+        "gpu_hour_class": [t(f"gpu_class_{c}", lang) for c in lines["gpu_hour_class"]],
+    })
+    for key in timeline.tag_keys:
+        table[key] = lines[key].to_numpy()
+    table["programme_month"] = lines["month"].to_numpy()
+    return to_csv(table)
 
 
 def first_run_split(timeline: Timeline) -> tuple[float, float]:

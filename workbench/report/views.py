@@ -16,7 +16,7 @@ from ..plan.estimate import CATEGORIES, STAGES, Estimate, estimate, stage_groups
 from ..reference.i18n import choice_label, item_label, t, unit_label
 from ..reference.messages import Message
 from ..reference.numbers import compact, money, plain
-from .csv_export import to_csv
+from .csv_export import significant, to_cents, to_csv
 from ..plan.scenario import Scenario, ScenarioError, fields
 
 
@@ -257,10 +257,15 @@ def lines_table(est: Estimate, currency="USD", lang="en") -> pd.DataFrame:
 
 
 def lines_csv(est: Estimate, currency="USD", lang="en", table: pd.DataFrame | None = None) -> str:
-    """The cost lines as CSV for download, each row carrying the scenario's name, safe to open in a spreadsheet.
-    ``table``: :func:`lines_table` of the same arguments, if already made."""
+    """The cost lines as CSV for download, each row carrying the scenario's name (``Plan`` when it has none), safe to
+    open in a spreadsheet; costs in cents that add up to the total's, quantities and unit costs with six significant
+    digits. ``table``: :func:`lines_table` of the same arguments, if already made."""
     table = (lines_table(est, currency, lang) if table is None else table).copy()
-    table.insert(0, "scenario_name", est.scenario.name)
+    table.insert(0, "scenario_name", est.scenario.name or t("plan_unnamed", lang))
+    code = currency.lower()
+    table["quantity"] = significant(table["quantity"])
+    table[f"unit_cost_{code}"] = significant(table[f"unit_cost_{code}"])
+    table[f"cost_{code}"] = to_cents(table[f"cost_{code}"])
     return to_csv(table)
 
 
