@@ -538,6 +538,11 @@ def reader_pages(page, voila_url, tmp_path, query):
     page.wait_for_function("(document.querySelector('.wb-bill-chart') || {textContent: ''}).textContent.length > 0",
                            timeout=TIMEOUT)
     texts["programme and bill"] = page.inner_text("body")
+    # what the upload buttons show once a file is loaded: their words, not ipywidgets' file counter ("(1)")
+    shown = page.evaluate("""() => [...document.querySelectorAll('.widget-upload')].map(b => {
+        const after = getComputedStyle(b, '::after').content.replace(/^"|"$/g, '');
+        return getComputedStyle(b).fontSize === '0px' ? after : b.textContent; })""")
+    texts["upload buttons"] = " | ".join(shown)
     assert page.external_requests == [] and not page.errors
     return {name: re.sub(r"https?://\S+|bill\.csv", " ", text) for name, text in texts.items()}
 
@@ -550,6 +555,8 @@ def test_the_english_pages_show_no_field_id_and_no_exponent(page, voila_url, tmp
     assert "Parameters 'abc': is not a number; allowed: a number from 1M to 10T" in texts["planner"]
     assert "over the budget" in texts["planner"] and "Show all levers" in texts["planner"]
     assert "Plan against actual to date, by category" in texts["programme and bill"]
+    assert texts["upload buttons"].count("|") >= 1 and not re.search(r"\(\d+\)", texts["upload buttons"])
+    assert "bill" in texts["upload buttons"].lower(), texts["upload buttons"]
 
 
 def test_the_chinese_pages_read_in_chinese_with_renminbi_in_yuan(page, voila_url, tmp_path):

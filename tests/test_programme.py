@@ -109,7 +109,7 @@ def test_serving_follows_traffic_and_each_live_version_pays_its_replicas():
     release = first["month"].max()
     month = release + 1
     traffic = 100000 * 1.1 ** (month - 1 - np.floor(workbench.estimate(s).details["sft_days"] / MONTH_DAYS))
-    one = workbench.estimate(s.replace(serving_months=1, requests_per_day=traffic, staff_fte=0))
+    one = workbench.estimate(s.replace(serving_months=1, requests_per_day=traffic, staff_fte=0, serving_staff_fte=0))  # the programme pays its staff
     expected = one.lines.loc[one.lines["stage"] == "inference", "cost_usd"].sum()
     assert serving[serving["month"] == month]["cost_usd"].sum() == pytest.approx(expected, rel=1e-9)
     # the month both versions are live: each runs its own replicas

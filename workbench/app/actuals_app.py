@@ -18,6 +18,7 @@ from ..bill.actuals import APP_LIMITS, UNATTRIBUTED, ActualsError, read_focus
 from ..report.charts import ChartStack
 from ..reference.i18n import day_text, t
 from ..reference.numbers import money
+from .app_style import label_upload
 from .downloads import XLSX_MIME, Downloads
 from .livechart import LiveChart
 from ..bill.review import ReviewError, compare, flag_text
@@ -60,7 +61,7 @@ class BillPanel:
 
     def set_language(self, lang, currency):
         self.lang, self.currency = lang, currency
-        self.upload.description = t("load_bill", lang)
+        label_upload(self.upload, t("load_bill", lang))
         self.start.description = t("bill_start", lang)
         self.downloads.files = [] if self.review is None else [
             {"name": "bill_review.csv", "mime": "text/csv", "label": t("download_review_csv", lang)},

@@ -7,6 +7,11 @@ CSS = """
 .wb-subtitle { color: #555; margin-bottom: 6px; }
 .wb-help { color: #777; margin: -6px 0 0 165px; }
 .wb-glossary { text-decoration: underline dotted; cursor: help; }
+/* an upload button says what it loads, not ipywidgets' file counter ("Load a bill (0)"): the button's own text is
+   hidden and its title (the same words, set by label_upload) shown in its place */
+.wb-upload.widget-upload { font-size: 0 !important; }
+.wb-upload.widget-upload i { font-size: var(--jp-widgets-font-size, 13px); margin-right: 6px; }
+.wb-upload.widget-upload::after { content: attr(title); font-size: var(--jp-widgets-font-size, 13px); }
 .wb-help .widget-html-content { font-size: 11px; line-height: 1.25; }
 .wb-control .widget-html-content { line-height: 1.3; }
 .wb-message .widget-html-content { line-height: 1.3; }
@@ -36,3 +41,10 @@ table.wb-lines td, table.wb-lines th, table.wb-compare td, table.wb-compare th {
 .wb-lines td.wb-source { color: #777; font-size: 10px; max-width: 360px; }
 .wb-lines td, .wb-lines th { vertical-align: top; line-height: 1.25; }
 """
+
+
+def label_upload(upload, text: str) -> None:
+    """Give an ipywidgets ``FileUpload`` the words ``text`` without its file counter (see ``.wb-upload`` above)."""
+    upload.add_class("wb-upload")
+    upload.description = text
+    upload.tooltip = text

@@ -18,6 +18,7 @@ from ..plan.scenario import fields
 from ..reference.i18n import t, with_glossary
 from ..reference.numbers import money, plain
 from .app_controls import GROUP_LABELS
+from .app_style import label_upload
 from .downloads import XLSX_MIME
 from ..plan.presets import presets
 
@@ -57,7 +58,7 @@ class PlannerRendering:
         self.downloads.files = [{"name": "cost_lines.csv", "mime": "text/csv", "label": t("download_csv", lang)},
                                 {"name": "scenario.json", "mime": "application/json", "label": t("download_json", lang)},
                                 {"name": "plan.xlsx", "mime": XLSX_MIME, "label": t("download_xlsx", lang)}]
-        self.upload.description = t("load_json", lang)
+        label_upload(self.upload, t("load_json", lang))
 
     def _show_resolved(self):
         d, est = self.est.details, self.est

@@ -19,6 +19,7 @@ from ..report import programme_charts as pc, programme_views as pv
 from ..programmes import programme_presets as pp
 from .actuals_app import BillPanel
 from ..report.charts import ChartStack
+from .app_style import label_upload
 from .downloads import XLSX_MIME, Downloads
 from ..reference.numbers import money
 from ..reference.i18n import t
@@ -120,7 +121,7 @@ class ProgrammeView:
             self.attribute_menu.description = t("attribute_by", lang)
         finally:
             self._quiet = False
-        self.upload.description = t("load_programme", lang)
+        label_upload(self.upload, t("load_programme", lang))
         self.downloads.files = [{"name": "programme.json", "mime": "application/json", "label": t("download_programme", lang)},
                                 {"name": "programme_monthly.csv", "mime": "text/csv", "label": t("download_monthly", lang)},
                                 {"name": "programme.xlsx", "mime": XLSX_MIME, "label": t("download_xlsx", lang)}]

@@ -219,7 +219,7 @@ FIELD_NAMES = (
     "cross_region_usd_per_gb", "cross_region_copies", "egress_usd_per_gb", "model_downloads",
     "sft_usd_per_example", "preference_usd_per_pair", "annotation_rework_rate", "annotation_qa_share", "label_noise_share",
     "log_gb_per_gpu_day", "log_retention_days", "log_sampling_ratio", "log_usd_per_gb_month", "log_ingest_usd_per_gb", "staff_fte",
-    "staff_months", "staff_usd_per_month", "ops_fte_per_1000_gpus", "gpu_failure_rate_per_day",
+    "staff_months", "staff_usd_per_month", "ops_fte_per_1000_gpus", "serving_staff_fte", "gpu_failure_rate_per_day",
     "checkpoint_interval_hours", "checkpoint_write_gb_per_s_per_gpu", "checkpoint_writes", "pfs_throughput_gb_per_s",
     "checkpoint_stall_share", "pfs_gb_per_s_per_tib", "restart_minutes",
     "spot_interruptions_per_node_month", "spot_capacity_wait_days", "unlogged_diagnosis_minutes", "divergence_allowance", "experiment_fraction", "ablation_runs", "ablation_run_fraction",

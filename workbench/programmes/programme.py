@@ -712,8 +712,8 @@ def example() -> Programme:
 
 def of_scenario(scenario: Scenario, name: str = "scenario") -> Programme:
     """One scenario as a programme: a single workstream running its training stages once (then serving for the
-    scenario's ``serving_months``), its staff's FTE-months (``staff_months``, or the run's) spread over whole months
-    with the scenario's redundancy on them, over the months the run, the storage retention, the serving and the
+    scenario's ``serving_months``), its staff's FTE-months (``staff_months``, or the run's; the serving team's over
+    the serving months) spread over whole months with the scenario's redundancy on them, over the months the run, the storage retention, the serving and the
     staff take (at most :data:`MAX_MONTHS`). This is the scenario's planned burn month by month, for a review of
     the bill against a single run (:func:`workbench.bill.review.compare`): its total plus what falls after the horizon
     (storage tails) is the estimate's total. A programme's own additions are left out: no debug environments,
@@ -738,6 +738,15 @@ def of_scenario(scenario: Scenario, name: str = "scenario") -> Programme:
         staff = (Staff(name="team", fte=float(scenario.staff_fte) * float(staff_months) / months,
                        usd_per_month=float(scenario.staff_usd_per_month), end_month=months,
                        redundancy_factor=1.0 + (float(scenario.redundancy_factor) - 1.0) * weights()["staff"]),)
+    serving_months = float(scenario.serving_months)
+    if scenario.serving_staff_fte > 0 and serving_months > 0:
+        # the serving team from the release (the run's end) for the serving months, over whole months as the team
+        first = int(math.floor(float(result.details["training_days_total"]) / (365.25 / 12))) + 1
+        months = int(min(horizon - first + 1, max(1, math.ceil(serving_months))))
+        staff += (Staff(name="serving team", fte=float(scenario.serving_staff_fte) * serving_months / months,
+                        usd_per_month=float(scenario.staff_usd_per_month), start_month=first,
+                        end_month=first + months - 1,
+                        redundancy_factor=1.0 + (float(scenario.redundancy_factor) - 1.0) * weights()["staff"]),)
     stages = {"pretrain": TRAINING_STAGES, "open_weights": TRAINING_STAGES[1:], "serve_only": ()}[scenario.plan_kind]
     workstream = Workstream(name=name, stages=stages, serve_months=float(scenario.serving_months), debug_gpus=0.0)
     base = {k: v for k, v in scenario.changes().items() if k != "serving_months"}  # served by the workstream

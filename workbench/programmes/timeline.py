@@ -259,7 +259,7 @@ def evaluate(programme: Programme) -> Timeline:
     base = programme.base_scenario
     workstreams = programme.workstreams
     # the programme pays staff every month; a workstream's own serving is priced per month below
-    runs = [w.scenario(base).replace(staff_fte=0.0, serving_months=0.0) for w in workstreams]
+    runs = [w.scenario(base).replace(staff_fte=0.0, serving_staff_fte=0.0, serving_months=0.0) for w in workstreams]
     owners = [f"workstream {w.name!r}" for w in workstreams]
     lines, figures = price_scenarios(runs, owners)
 
