@@ -578,6 +578,9 @@ def test_the_chinese_pages_read_in_chinese_with_renminbi_in_yuan(page, voila_url
         names |= set(re.findall(r"[A-Za-z]{2,}", " ".join(map(str, table["value"]))))
     for name, text in texts.items():
         text = text.replace("'abc'", "")  # the value typed in the link, echoed in its refusal
+        if name == "upload buttons":  # their words only (no money): in Chinese, without the file counter
+            assert "载入账单" in text and not re.search(r"\(\d+\)", text), text
+            continue
         english = sorted(set(re.findall(r"[A-Za-z]{2,}", text)) - ALLOWED_IN_CHINESE - names)
         assert english == [], (name, english)
         assert re.findall(r"\d CNY", text) == [], name  # money is written ¥1,234.57 万, not 12,345,679 CNY
