@@ -6,6 +6,8 @@ CSS = """
 .wb-name { font-size: 18px; font-weight: 600; margin-top: 6px; }
 .wb-subtitle { color: #555; margin-bottom: 6px; }
 .wb-help { color: #777; margin: -6px 0 0 165px; }
+/* under a note or an error the help keeps its distance (the -6px above is for an empty message row) */
+.wb-control:has(.wb-message .wb-boundary, .wb-message .wb-error) .wb-help { margin-top: 3px; }
 .wb-glossary { text-decoration: underline dotted; cursor: help; }
 /* an upload button says what it loads, not ipywidgets' file counter ("Load a bill (0)"): the button's own text is
    hidden and its title (the same words, set by label_upload) shown in its place */

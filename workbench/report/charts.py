@@ -71,8 +71,13 @@ def tornado(frame: pd.DataFrame, *, title="Sensitivity", input_title="Input", ch
     base = alt.Chart(_source(frame, "frame"), title=title, width=WIDTH, height=max(120, 24 * frame["input"].nunique()))
     y = alt.Y("input:N", title=input_title, sort=alt.EncodingSortField("order", op="min"))
     x = alt.X("delta:Q", title=f"{change_title} [{currency}]", axis=alt.Axis(labelExpr=amount_labels(lang)))
-    labels = base.mark_text(fontSize=10, color="#333", align=alt.expr("datum.delta < 0 ? 'right' : 'left'"),
-                            dx=alt.expr("datum.delta < 0 ? -3 : 3")).encode(y=y, x=x, text="value_text:N")
+    # a label sits beyond its bar's end, or inside it (in white) when the bar is longer than half the longest:
+    # outside, the longest bars' labels ran over the input names on the left and the legend on the right
+    inside = "(abs(datum.delta) > 0.5 * datum.longest)"
+    right = f"((datum.delta < 0) != {inside})"
+    labels = base.transform_calculate(swing="abs(datum.delta)").transform_joinaggregate(longest="max(swing)").mark_text(
+        fontSize=10, color=alt.expr(f"{inside} ? 'white' : '#333'"), align=alt.expr(f"{right} ? 'right' : 'left'"),
+        dx=alt.expr(f"{right} ? -3 : 3")).encode(y=y, x=x, text="value_text:N")
     return alt.layer(_tornado_bars(base, y, x, frame, input_title, side_title, value_title, change_title, currency),
                      labels)
 
