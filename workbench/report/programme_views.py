@@ -10,7 +10,7 @@ import pandas as pd
 
 from .csv_export import significant, to_cents, to_csv
 from ..plan.estimate import CATEGORIES
-from ..reference.i18n import item_label, month_text, name_label, t
+from ..reference.i18n import day_text, item_label, month_text, name_label, t
 from ..reference.numbers import money
 from ..programmes.timeline import Timeline
 
@@ -84,7 +84,7 @@ def crossings(timeline: Timeline, currency="USD", lang="en") -> pd.DataFrame:
     rows = []
     for resource, group in alerts.groupby("resource", sort=False):
         row = {t("budget", lang): budget_label(resource, lang),
-               f"{t('amount', lang)} [{currency}]": f"{group['budget_usd'].iloc[0] * k:,.0f}"}
+               amount_header(currency, lang): amount_cell(group["budget_usd"].iloc[0] * k, currency, lang)}
         for percent, month in zip(group["percent"], group["calendar_month"]):
             row[f"{percent:g} %"] = month_text(month, lang) if isinstance(month, str) else t("not_reached", lang)
         rows.append(row)
@@ -314,8 +314,19 @@ def paid_api_text(timeline: Timeline, currency="USD", lang="en") -> str:
         else f"{api['input_usd_per_million'] * k:.3g}",
         price_out=money(api['output_usd_per_million'] * k, currency, lang) if lang == "zh"
         else f"{api['output_usd_per_million'] * k:.3g}", currency="" if lang == "zh" else currency,
-        date=t("price_read", lang).format(date=(re.findall(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", str(api["date"])) or
-                                                [str(api["date"])])[-1]))
+        date=t("price_read", lang).format(date=day_text((re.findall(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", str(api["date"])) or
+                                                         [str(api["date"])])[-1], lang)))
+
+
+def amount_header(currency: str, lang: str) -> str:
+    """The heading of a table's amounts: ``Amount [USD]``; in Chinese ``金额`` (each amount carries its ¥)."""
+    return t("amount", lang) if lang == "zh" else f"{t('amount', lang)} [{currency}]"
+
+
+def amount_cell(value: float, currency: str, lang: str) -> str:
+    """An amount in a table: ``1,234,567`` under an English heading that names the currency; ``¥123.46 万`` in
+    Chinese, as a Chinese budget writes it."""
+    return money(value, currency, lang) if lang == "zh" else f"{value:,.0f}"
 
 
 def where_the_money_goes(timeline: Timeline, currency="USD", lang="en") -> pd.DataFrame:
@@ -326,5 +337,5 @@ def where_the_money_goes(timeline: Timeline, currency="USD", lang="en") -> pd.Da
     total = float(by.sum())
     k = rate(timeline, currency)
     return pd.DataFrame({t("category", lang): [t(c, lang) for c in by.index],
-                         f"{t('amount', lang)} [{currency}]": [f"{v * k:,.0f}" for v in by],
+                         amount_header(currency, lang): [amount_cell(v * k, currency, lang) for v in by],
                          t("share", lang): [f"{v / total:.0%}" if total else "-" for v in by]})
