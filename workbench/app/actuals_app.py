@@ -147,11 +147,12 @@ class BillPanel:
     def _compared(self, frame, key: str, key_label: str) -> str:
         """An HTML table of a :mod:`workbench.report.bill_views` comparison (amounts already in the currency)."""
         lang, cur = self.lang, self.currency
-        head = [key_label, f"{t('planned', lang).capitalize()} [{cur}]", f"{t('actual', lang).capitalize()} [{cur}]",
-                f"{t('bill_gap', lang)} [{cur}]", t("bill_versus", lang)]
+        head = [key_label, heading(t("planned", lang).capitalize(), cur, lang),
+                heading(t("actual", lang).capitalize(), cur, lang), heading(t("bill_gap", lang), cur, lang),
+                t("bill_versus", lang)]
         rows = "".join(
             "<tr>" + f"<td>{html.escape(t(str(r[key]), lang) if r[key] == UNATTRIBUTED else str(r[key]))}</td>"
-            + "".join(f"<td class='wb-num'>{amount(r[c])}</td>" for c in ("planned", "actual", "difference"))
+            + "".join(f"<td class='wb-num'>{amount(r[c], cur, lang)}</td>" for c in ("planned", "actual", "difference"))
             + f"<td>{html.escape(r['versus'])}</td></tr>" for r in frame.to_dict("records"))
         return ("<table class='wb-lines'><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>"
                 + rows + "</table>")
@@ -166,11 +167,11 @@ class BillPanel:
         alerts = bv.alert_table(review, lang, rate)
         if not alerts.empty:
             cur = self.currency
-            head = [t("budget", lang), f"{t('amount', lang)} [{cur}]", t("bill_alert_line", lang),
-                    f"{t('bill_threshold', lang)} [{cur}]", f"{t('bill_spent_to_date', lang)} [{cur}]",
+            head = [t("budget", lang), heading(t("amount", lang), cur, lang), t("bill_alert_line", lang),
+                    heading(t("bill_threshold", lang), cur, lang), heading(t("bill_spent_to_date", lang), cur, lang),
                     t("bill_reached", lang)]
             rows = "".join("<tr>" + "".join(
-                f"<td>{html.escape(amount(r[c]) if c in ('amount', 'threshold', 'spent') else str(r[c]))}</td>"
+                f"<td>{html.escape(amount(r[c], cur, lang) if c in ('amount', 'threshold', 'spent') else str(r[c]))}</td>"
                 for c in ("budget", "amount", "alert", "threshold", "spent", "reached")) + "</tr>"
                 for r in alerts.to_dict("records"))
             parts.append(f"<b>{html.escape(t('bill_alert_table', lang))}</b><table class='wb-lines'><tr>"
@@ -246,19 +247,27 @@ class BillPanel:
         self.details.value = "".join(parts)
 
 
-def amount(value: float) -> str:
-    """Money as a reader writes it: whole units, cents below 100 (a test bill of 15 USD is not '0' and '15')."""
+def amount(value: float, currency: str = "USD", lang: str = "en") -> str:
+    """Money in a table as a reader writes it: whole units, cents below 100 (a test bill of 15 USD is not '0' and
+    '15') under a heading that names the currency; in Chinese with its sign and 万 / 亿 (¥630.29 万)."""
+    if lang == "zh":
+        return money(value, currency, lang)
     return f"{value:,.0f}" if abs(value) >= 100 else f"{value:,.2f}"
 
 
+def heading(label: str, currency: str, lang: str) -> str:
+    """A money column's heading: ``Planned [USD]``; in Chinese the label alone (each amount carries its ¥)."""
+    return label if lang == "zh" else f"{label} [{currency}]"
+
+
 def _table(frame, columns, rate, currency, lang="en", key=None) -> str:
-    names = {"value": t(key, lang) if key else t("bill_value", lang), "planned_usd": f"{t('planned', lang)} [{currency}]",
-             "actual_usd": f"{t('actual', lang)} [{currency}]", "row": t("bill_row", lang),
+    names = {"value": t(key, lang) if key else t("bill_value", lang), "planned_usd": heading(t("planned", lang), currency, lang),
+             "actual_usd": heading(t("actual", lang), currency, lang), "row": t("bill_row", lang),
              "column": t("bill_column", lang), "reason": t("bill_reason", lang), "file": t("bill_file", lang),
-             "cost_usd": f"{t('bill_money', lang)} [{currency}]"}
+             "cost_usd": heading(t("bill_money", lang), currency, lang)}
     head = "".join(f"<th>{html.escape(names.get(c, c))}</th>" for c in columns)
     body = "".join("<tr>" + "".join(
-        f"<td>{html.escape(amount(row[c] * rate) if c.endswith('_usd') and pd.notna(row[c]) else '' if c.endswith('_usd') else t(str(row[c]), lang) if row[c] == UNATTRIBUTED else str(row[c]))}</td>"
+        f"<td>{html.escape(amount(row[c] * rate, currency, lang) if c.endswith('_usd') and pd.notna(row[c]) else '' if c.endswith('_usd') else t(str(row[c]), lang) if row[c] == UNATTRIBUTED else str(row[c]))}</td>"
         for c in columns)
         + "</tr>" for _, row in frame.iterrows())
     return f"<table class='wb-lines'><tr>{head}</tr>{body}</table>"
