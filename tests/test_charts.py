@@ -64,3 +64,16 @@ def test_chinese_money_axes_read_in_wan_and_yi(est):
     current = pd.DataFrame({"params": [7e9], "tokens": [2e12], "cost": [est.total_cost_usd], "label": ["本方案"]})
     sizes = _axis_labels(charts.cost_vs_size(curve, current, lang="zh"))
     assert "10 亿" in sizes and "1 万亿" in sizes, sizes
+
+
+def test_chinese_month_axes_read_as_a_chinese_reader_writes_months():
+    """The programme's month axes say 2027 年 3 月 in Chinese, in calendar order (the data keep YYYY-MM, which
+    orders them: 2027 年 10 月 after 2027 年 9 月)."""
+    from workbench.programmes import programme_presets, timeline
+    from workbench.report import programme_charts, programme_views
+    tl = timeline.evaluate(programme_presets.preset("assistant-7b"))
+    zh = _axis_labels(programme_charts.monthly_costs(programme_views.monthly(tl, "CNY", "zh"), lang="zh"))
+    months = [label for label in zh if label.endswith(" 月") and " 年 " in label]
+    assert months[:3] == ["2027 年 1 月", "2027 年 2 月", "2027 年 3 月"] and "2027 年 12 月" in months, zh
+    assert months.index("2027 年 10 月") == months.index("2027 年 9 月") + 1
+    assert "2027-01" in _axis_labels(programme_charts.monthly_costs(programme_views.monthly(tl)))

@@ -313,7 +313,7 @@ class ProgrammeView:
                              "category_title": t("category", lang), "cost_title": t("cost", lang), "currency": cur,
                              "lang": lang}),
             "kpis": (pc.kpi_lines, {"frame": pv.kpis(tl, cur, lang)},
-                     {"title": t("chart_kpis", lang), "month_title": t("month", lang)}),
+                     {"title": t("chart_kpis", lang), "month_title": t("month", lang), "lang": lang}),
         }
         owned = pv.own_or_rent(tl, cur, lang)
         if len(owned):  # an owned fleet: when owning it pays for itself against renting its hours

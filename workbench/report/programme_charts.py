@@ -14,6 +14,15 @@ from .charts import CATEGORY_COLOURS, WIDTH, _source, amount_labels
 COLOURS = [*CATEGORY_COLOURS, "#79706e", "#d67195", "#17becf"]
 
 
+#: A calendar month's label (the data's YYYY-MM, which also orders the axis) as a Chinese reader writes it.
+_MONTH_ZH = "split(datum.value, '-')[0] + ' 年 ' + toNumber(split(datum.value, '-')[1]) + ' 月'"
+
+
+def _month_axis(lang: str = "en", **options) -> alt.Axis:
+    """The month axis: labels at -45 degrees; ``2027 年 3 月`` in Chinese."""
+    return alt.Axis(labelAngle=-45, **({"labelExpr": _MONTH_ZH} if lang == "zh" else {}), **options)
+
+
 def _colour(frame: pd.DataFrame, title: str) -> alt.Color:
     categories = frame.sort_values("category_order")["category"].unique().tolist()
     orders = sorted(frame["category_order"].unique())
@@ -26,7 +35,7 @@ def monthly_costs(frame: pd.DataFrame, *, title="Cost per month", month_title="M
     """Stacked bars: one bar per calendar month, stacked by category. Frame: month_label (YYYY-MM), category, cost,
     category_order."""
     return alt.Chart(_source(frame, "frame"), title=title, width=WIDTH, height=240).mark_bar().encode(
-        x=alt.X("month_label:O", title=month_title, axis=alt.Axis(labelAngle=-45)),
+        x=alt.X("month_label:O", title=month_title, axis=_month_axis(lang)),
         y=alt.Y("sum(cost):Q", title=f"{cost_title} [{currency}]", axis=alt.Axis(labelExpr=amount_labels(lang))),
         color=_colour(frame, category_title), order=alt.Order("category_order:Q"),
         tooltip=[alt.Tooltip("month_label:O", title=month_title), alt.Tooltip("category:N", title=category_title),
@@ -53,7 +62,7 @@ def budget_lines(spend: pd.DataFrame, lines: pd.DataFrame, *, title="Cumulative 
     charts = []
     for resource in resources:
         only = alt.datum.resource == resource
-        x = alt.X("month_label:O", title=month_title, scale=alt.Scale(domain=months), axis=alt.Axis(labelAngle=-45))
+        x = alt.X("month_label:O", title=month_title, scale=alt.Scale(domain=months), axis=_month_axis(lang))
         line = alt.Chart(_source(spend, "spend")).transform_filter(only).mark_line(point=True, color="#4c78a8").encode(
             x=x, y=alt.Y("spent:Q", title=f"{spent_title} [{currency}]", axis=alt.Axis(labelExpr=amount_labels(lang))),
             tooltip=[alt.Tooltip("month_label:O", title=month_title),
@@ -83,11 +92,11 @@ def attribution(frame: pd.DataFrame, *, title="Cost by tag", value_title="Tag va
     )
 
 
-def kpi_lines(frame: pd.DataFrame, *, title="Unit costs per month", month_title="Month") -> alt.FacetChart:
+def kpi_lines(frame: pd.DataFrame, *, title="Unit costs per month", month_title="Month", lang="en") -> alt.FacetChart:
     """One small line chart per KPI (its own scale), calendar month on x. Frame: month_label, kpi, value,
     kpi_order."""
     return alt.Chart(_source(frame, "frame"), width=WIDTH, height=80).mark_line(point=True).encode(
-        x=alt.X("month_label:O", title=month_title, axis=alt.Axis(labelAngle=-45)),
+        x=alt.X("month_label:O", title=month_title, axis=_month_axis(lang)),
         y=alt.Y("value:Q", title=None),
         tooltip=[alt.Tooltip("month_label:O", title=month_title), alt.Tooltip("kpi:N", title=""),
                  alt.Tooltip("value:Q", title="", format=",.4~g")],
@@ -108,7 +117,7 @@ def plan_vs_actual(spend: pd.DataFrame, lines: pd.DataFrame, *, title="Billed sp
     for resource in resources:
         only = alt.datum.resource == resource
         line = alt.Chart(_source(spend, "spend")).transform_filter(only).mark_line(point=True).encode(
-            x=alt.X("month:O", title=month_title),
+            x=alt.X("month:O", title=month_title, axis=_month_axis(lang)),
             y=alt.Y("cost:Q", title=f"{cost_title} [{currency}]", axis=alt.Axis(labelExpr=amount_labels(lang))),
             color=alt.Color("series:N", title="", sort=alt.EncodingSortField("series_order"),
                             scale=alt.Scale(range=["#9d9d9d", "#4c78a8"])),
