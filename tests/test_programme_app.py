@@ -180,7 +180,7 @@ def test_the_programme_file_downloads_and_loads_back_unchanged():
     assert "Loaded mine.json" in fresh.banner.value
     fresh._upload_changed({"new": [{"name": "bad.json", "content": memoryview(b'{"schema_version": 1}')}]})
     assert "bad.json: programme · name=None" in fresh.banner.value and fresh.programme == view.programme
-    csv = fresh.downloads.payload("programme_monthly.csv").decode()
+    csv = fresh.downloads.payload("programme_monthly.csv").decode("utf-8-sig")  # with a BOM, for Excel
     assert csv.startswith("calendar_month,workstream,cycle,stage,category,item,cost_type,cost_usd")
     book = openpyxl.load_workbook(io.BytesIO(fresh.downloads.payload("programme.xlsx")))
     assert book.sheetnames[:3] == ["Summary", "By month", "Monthly lines"]

@@ -114,7 +114,9 @@ def test_downloads_and_upload_round_trip():
     assert [f["name"] for f in p.downloads.files] == ["cost_lines.csv", "scenario.json", "plan.xlsx"]
     scenario_json = p.downloads.payload("scenario.json").decode()
     assert Scenario.from_json(scenario_json).params == 1.3e10
-    csv_text = p.downloads.payload("cost_lines.csv").decode()
+    payload = p.downloads.payload("cost_lines.csv")
+    assert payload.startswith(b"\xef\xbb\xbf")  # a UTF-8 byte-order mark: Excel on Chinese Windows reads it as UTF-8
+    csv_text = payload.decode("utf-8-sig")
     assert csv_text.splitlines()[0].startswith("scenario_name,stage,category,item,quantity,unit,unit_cost_usd,cost_usd")
     # made from the plan as it is when asked for, in the page's currency
     p.controls["params"].text.value = "20B"

@@ -181,7 +181,7 @@ class BillPanel:
     def _download(self, name: str) -> bytes:
         rate = pv.rate(self.timeline, self.currency)
         if name == "bill_review.csv":
-            return bv.review_csv(self.review, self.lang, self.currency, rate).encode("utf-8")
+            return bv.review_csv(self.review, self.lang, self.currency, rate).encode("utf-8-sig")  # Excel reads the BOM
         from ..report import workbook  # openpyxl loads on the first workbook, not when the app starts
         return workbook.review_workbook(self.review, self.bill, self.currency, self.lang, rate)
 

@@ -13,8 +13,9 @@ import numpy as np
 
 from ..reference import catalog, prices
 from ..report.views import format_quantity
+from ..reference.numbers import plain
 from ..report import views
-from ..reference.i18n import CHOICE_LABELS, choice_label, t
+from ..reference.i18n import CHOICE_LABELS, CHOICES_OF, choice_label, t
 from ..plan.money import HOW_TO_WRITE, HOW_TO_WRITE_ZH, MoneyError, parse_money
 from ..plan.scenario import ScenarioError, check_field
 
@@ -59,9 +60,14 @@ class FieldControl:
     for fields whose empty value is resolved by the estimate, a message line and a help line."""
 
     def __init__(self, field, value, on_change, lang="en", shared: SharedModels | None = None, on_reject=None,
-                 cny_per_usd=lambda: 7.1):
+                 cny_per_usd=lambda: 7.1, currency=lambda: "USD"):
         self.field, self.on_change, self.on_reject, self.lang = field, on_change, on_reject, lang
         self.cny_per_usd = cny_per_usd  # the plan's rate, for an amount typed in renminbi (¥2,000万)
+        # the display currency: a money field (unit USD...) shows and reads its amounts in it, a bare 3000万 on a
+        # renminbi page being yuan; the field itself stays in USD
+        self.currency = currency
+        self.money = str(field.unit).startswith("USD")
+        self.value = value  # the last valid value [field unit]
         self._syncing = False
         self.rejected = False  # the text box holds a value that failed validation (its message stays)
         self.error = None  # ...and the ScenarioError that refused it, to say again in another language
@@ -120,6 +126,8 @@ class FieldControl:
         self.lang = lang
         label = f.label_zh if lang == "zh" else f.label
         unit = t(f.unit, lang) if f.unit else ""
+        if self.money and self._in_yuan():
+            unit = unit.replace("USD", "元" if lang == "zh" else "CNY")
         self.label.value = f"<b>{html.escape(label)}</b>" + (f" <span class='wb-unit'>[{html.escape(unit)}]</span>" if unit else "")
         self.help.value = html.escape(views.readable(f.help_zh if lang == "zh" else f.help, lang))
         if self.rejected and self.error is not None:
@@ -127,7 +135,7 @@ class FieldControl:
         if self.auto is not None:
             self.auto.description = t("auto", lang)
             self.auto.tooltip = t("auto_hint", lang)
-        if self.menu is not None and f.name in CHOICE_LABELS:
+        if self.menu is not None and CHOICES_OF.get(f.name, f.name) in CHOICE_LABELS:
             self._syncing = True
             try:
                 value = self.menu.value
@@ -138,18 +146,38 @@ class FieldControl:
 
     def _labelled(self, choices, lang):
         """(label, id) pairs where the field's choices have labels, else the ids as they are."""
-        if self.field.name not in CHOICE_LABELS:
+        if CHOICES_OF.get(self.field.name, self.field.name) not in CHOICE_LABELS:
             return list(choices)
         return [(choice_label(self.field.name, choice, lang), choice) for choice in choices]
 
+    def _in_yuan(self) -> bool:
+        return self.currency() == "CNY"
+
+    def _shown(self, value, digits=None):
+        """A value of the field as its text box shows it: an amount in the display currency."""
+        if self.money and self._in_yuan() and isinstance(value, (int, float)):
+            value = value * float(self.cny_per_usd())
+            if self.lang == "zh":  # 2,130 万, as a Chinese reader writes an amount (and parse_money reads it back)
+                return plain(value, "zh", 6 if digits is None else digits)
+        return format_quantity(value) if digits is None else format_quantity(value, digits=digits)
+
+    def refresh_currency(self):
+        """The display currency changed: the unit and the amount shown follow (a refused text stays as typed)."""
+        if not self.money:
+            return
+        self.relabel(self.lang)
+        if not self.rejected:
+            self.set_value(self.value)
+
     def set_value(self, value):
         """Show ``value`` without calling back."""
+        self.value = value
         self._syncing = True
         try:
             if self.menu is not None:
                 self.menu.value = value
             if self.text is not None:
-                self.text.value = format_quantity(value)
+                self.text.value = self._shown(value)
             if self.slider is not None and value is not None:
                 self._move_slider(value)
         finally:
@@ -160,7 +188,7 @@ class FieldControl:
         if self.text is None or not self.field.nullable:
             return
         known = value is not None and np.isfinite(value)
-        shown = format_quantity(value, digits=3) if known else t("none_on_record", self.lang)
+        shown = self._shown(value, digits=3) if known else t("none_on_record", self.lang)
         self.text.placeholder = f"{t('auto', self.lang)}: {shown}"
         if self.text.value == "" and value is not None and np.isfinite(value) and self.slider is not None:
             self._syncing = True
@@ -184,6 +212,7 @@ class FieldControl:
 
     # -- events ---------------------------------------------------------------------------------------
     def _emit(self, value):
+        self.value = value
         self.rejected, self.error = False, None
         self.set_error("")
         self.on_change(self.field.name, value)
@@ -202,7 +231,7 @@ class FieldControl:
             value = float(f"{value:.3g}")
         self._syncing = True
         try:
-            self.text.value = format_quantity(value)
+            self.text.value = self._shown(value)
         finally:
             self._syncing = False
         self._emit(value)
@@ -232,11 +261,12 @@ class FieldControl:
 
     def _money(self, text):
         """A money field's text as people type money (``$3M``, ``3 million``, ``¥2,000万``, ``2000万元``), in USD,
-        and the conversion when it was in renminbi; other fields' text as it is."""
-        if not (isinstance(text, str) and text.strip() and str(self.field.unit).startswith("USD")):
+        and the conversion when it was in renminbi (a bare amount is in the display currency); other fields' text
+        as it is."""
+        if not (isinstance(text, str) and text.strip() and self.money):
             return text, ""
         try:
-            money = parse_money(text, "USD", float(self.cny_per_usd()))
+            money = parse_money(text, self.currency(), float(self.cny_per_usd()))
         except MoneyError as error:
             raise ScenarioError(self.field.name, text, error.problem, f"an amount such as {HOW_TO_WRITE}",
                                 f"金额，例如 {HOW_TO_WRITE_ZH}") from None

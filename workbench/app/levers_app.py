@@ -95,7 +95,7 @@ class LeverPanel:
             name=label, saving=self._money(lever.saving_usd),
             risk=self._money(lever.risk_usd) if lever.risk_priced else t("levers_risk_not_priced", lang),
             adjusted=self._money(lever.risk_adjusted_saving_usd), days=days,
-            changes=views.describe_changes(lever.changes, lever.applied, lang))
+            changes=views.describe_changes(lever.changes, lever.applied, lang, self.currency, self.rate))
         crosses = "".join(f"<br><span class='wb-boundary'>⚠ {html.escape(t('levers_crosses', lang))} "
                           f"{html.escape(views.warning_text(warning, lang, self.currency, self.rate))}</span>" for warning in lever.crosses)
         mark = (f"<span class='wb-boundary'>{html.escape(t('levers_lowers_service', lang))}</span><br>"
@@ -109,7 +109,7 @@ class LeverPanel:
         lang = self.lang
         if self.table is None:
             name, applied = self.applied
-            changes = views.describe_changes("; ".join(f"{k}=" for k in applied), applied, lang)
+            changes = views.describe_changes("; ".join(f"{k}=" for k in applied), applied, lang, self.currency, self.rate)
             text = t("levers_applied", lang).format(name=name, changes=changes) if name else t("levers_hint", lang)
             self.message.value = f"<div class='wb-lever-risk'>{html.escape(text)}</div>"
             self.rows.children = ()

@@ -47,6 +47,7 @@ class PlannerRendering:
         self.preset.value = current if current in dict(options).values() else ""
         for control in self.controls.values():
             control.relabel(lang)
+            control.refresh_currency()
         for i, group in enumerate(self.advanced_groups):
             self.advanced.set_title(i, GROUP_LABELS[group][1 if lang == "zh" else 0])
         self.advanced_title.value = f"<h4>{html.escape(t('advanced', lang))}</h4>"
@@ -317,7 +318,7 @@ class PlannerRendering:
     def _download(self, name: str) -> bytes:
         """A file of the plan as it is now, made when the user asks for it (:class:`Downloads`)."""
         if name == "cost_lines.csv":
-            return views.lines_csv(self.est, self.currency, self.lang).encode("utf-8")
+            return views.lines_csv(self.est, self.currency, self.lang).encode("utf-8-sig")  # Excel reads the BOM as UTF-8
         if name == "plan.xlsx":
             from ..programmes.levers import levers
             from ..report import workbook  # openpyxl loads on the first workbook, not when the app starts

@@ -382,7 +382,7 @@ class ProgrammeView:
         if name == "programme.json":
             return (self.programme.to_json() + "\n").encode()
         if name == "programme_monthly.csv":
-            return pv.monthly_csv(self.timeline, self.currency, self.lang).encode("utf-8")
+            return pv.monthly_csv(self.timeline, self.currency, self.lang).encode("utf-8-sig")  # Excel reads the BOM as UTF-8
         if name == "programme.xlsx":
             from ..report import workbook  # openpyxl loads on the first workbook, not when the app starts
             return workbook.plan_workbook(self.timeline, self.currency, self.lang, pv.rate(self.timeline, self.currency))

@@ -239,7 +239,8 @@ class Planner(PlannerRendering):
         if name not in self.controls:
             self.controls[name] = FieldControl(fields()[name], self.values[name], self._field_changed, self.lang,
                                                self.shared, on_reject=self._field_rejected,
-                                               cny_per_usd=lambda: self._rate_for_typing())
+                                               cny_per_usd=lambda: self._rate_for_typing(),
+                                               currency=lambda: self.currency)
         return self.controls[name]
 
     @_safe
@@ -300,6 +301,8 @@ class Planner(PlannerRendering):
         if self._relabelling:
             return
         self.currency = change["new"]
+        for control in self.controls.values():  # money fields show and read amounts in the display currency
+            control.refresh_currency()
         self._render()
         if self.programme_view is not None:
             self.programme_view.set_language(self.lang, self.currency)

@@ -426,7 +426,7 @@ def demo_export(plan: Timeline, path, months: int = 3, start: str = "2025-01", f
 #: Below this, in USD, an amount is nothing (a tag value with no spend in the plan or the bill is not listed).
 NOTHING_USD = 0.005
 #: Above this ratio of actual to planned, a difference reads as "x N the plan", not as a percentage in thousands.
-TIMES_FROM = 10.0
+TIMES_FROM = 2.0
 
 
 def versus(planned_usd: float, actual_usd: float, lang: str = "en") -> str:
@@ -434,8 +434,8 @@ def versus(planned_usd: float, actual_usd: float, lang: str = "en") -> str:
     if abs(planned_usd) < NOTHING_USD:
         return "" if abs(actual_usd) < NOTHING_USD else t("bill_not_planned", lang)
     ratio = actual_usd / planned_usd
-    if ratio >= TIMES_FROM:
-        return t("bill_times_plan", lang).format(times=f"{ratio:,.0f}")
+    if ratio >= TIMES_FROM:  # twice the plan and more: "× 8.2 the plan" reads better than "+715 %"
+        return t("bill_times_plan", lang).format(times=f"{ratio:,.0f}" if ratio >= 10 else f"{ratio:.1f}")
     return f"{(ratio - 1) * 100:+.0f} %".replace("-", "−")
 
 
@@ -455,7 +455,7 @@ def flag_text(flag: dict, lang: str = "en", currency: str = "USD", rate: float =
         change = versus(flag["planned_usd"], flag["actual_usd"], lang)
         return t("flag_over_plan", lang).format(category=t(flag["category"], lang), actual=money(flag["actual_usd"]),
                                                 planned=money(flag["planned_usd"]), change=change,
-                                                limit=f"+{flag['over_share']:.0%}")
+                                                limit=f"{flag['over_share']:.0%}")
     if kind == "unit_cost_rising":
         return t("flag_unit_cost", lang).format(service=flag["service"], unit=flag["unit"],
                                                 change=f"{flag['to_usd'] / flag['from_usd'] - 1:+.0%}",

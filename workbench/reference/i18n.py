@@ -315,8 +315,8 @@ TEXT = {
     "levers_crosses": ("Crosses a boundary:", "越过边界："),
     "levers_risk_not_priced": ("not priced (below)", "未定价（见下）"),
     "bill_not_read": ("The billing export was not read", "账单导出未能读取"),
-    "flag_over_plan": ("{category}: {actual} spent to date against {planned} planned ({change}; flagged above {limit})",
-                       "{category}：迄今支出 {actual}，计划 {planned}（{change}；超过 {limit} 时提示）"),
+    "flag_over_plan": ("{category}: {actual} spent to date against {planned} planned ({change}; flagged above +{limit})",
+                       "{category}：截至目前支出 {actual}，计划 {planned}（{change}；超出计划 {limit} 以上即提示）"),
     "flag_unit_cost": ("{service}: cost per {unit} rose {change} from {start} to {end} ({before} -> {after} {currency})",
                        "{service}：每 {unit} 成本从 {start} 到 {end} 上升 {change}（{before} -> {after} {currency}）"),
     "flag_idle": ("{service} {resource}: {cost} billed over {rows} row(s) with no usage",
@@ -515,6 +515,7 @@ def problem_zh(problem: str) -> str:
 
 #: Labels of menu choices whose ids are not words a reader knows (the ids stay the values, in links and files).
 CHOICE_LABELS = {
+    "provider": {"median": ("median of the providers on record", "各供应商中位价")},
     "plan_kind": {"pretrain": ("pre-train from scratch", "从头预训练"),
                   "open_weights": ("start from open weights (fine-tune and serve)", "基于开源权重（微调并上线）"),
                   "serve_only": ("serve an open model only", "只上线开源模型")},

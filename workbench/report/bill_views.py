@@ -11,7 +11,7 @@ import pandas as pd
 from ..bill.actuals import UNATTRIBUTED
 from ..bill.review import NOTHING_USD, versus  # noqa: F401 - the words of a comparison live with the review
 from ..reference.i18n import day_text, month_text, t
-from .csv_export import to_cents, to_csv
+from .csv_export import headed, to_cents, to_csv
 
 def _compared(frame: pd.DataFrame, key: str, rate: float, lang: str) -> pd.DataFrame:
     out = pd.DataFrame({key: frame[key].to_numpy(), "planned": frame["planned_usd"].to_numpy() * rate,
@@ -100,4 +100,4 @@ def review_csv(review, lang: str = "en", currency: str = "USD", rate: float = 1.
     frame["difference"] = (frame["actual"] - frame["planned"]).round(2)
     frame = frame.rename(columns={
         c: f"{c}_{currency.lower()}" for c in ("planned", "actual", "difference")})
-    return to_csv(frame)
+    return to_csv(headed(frame, lang))

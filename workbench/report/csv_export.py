@@ -48,3 +48,26 @@ def significant(values, digits: int = 6) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         scale = np.where((x != 0) & np.isfinite(x), 10.0 ** (digits - 1 - np.floor(np.log10(np.abs(x)))), 1.0)
     return np.where(np.isfinite(x), np.round(x * scale) / scale, x)
+
+
+#: A CSV's column names for a Chinese reader (its amounts' columns name the currency: ``cost_cny`` -> 成本（元）).
+HEADERS_ZH = {"scenario_name": "方案名称", "stage": "阶段", "category": "类别", "item": "项目", "quantity": "数量",
+              "unit": "单位", "unit_cost": "单价", "cost": "成本", "cost_type": "成本类型", "group": "分组",
+              "formula": "公式", "source": "来源", "calendar_month": "月份", "workstream": "工作流", "cycle": "轮次",
+              "gpu_hours": "GPU 小时", "gpu_hour_class": "GPU 小时类别", "programme_month": "计划月序",
+              "table": "表", "value": "值", "planned": "计划", "actual": "实际", "difference": "差异（实际 − 计划）",
+              "versus": "相对计划"}
+_CURRENCY_ZH = {"cny": "元", "usd": "美元"}
+
+
+def headed(frame: pd.DataFrame, lang: str = "en") -> pd.DataFrame:
+    """``frame`` with its column names in ``lang`` (tag keys and unknown names as they are)."""
+    if lang != "zh":
+        return frame
+
+    def name(column):
+        base, _, code = str(column).rpartition("_")
+        if code in _CURRENCY_ZH and base in HEADERS_ZH:
+            return f"{HEADERS_ZH[base]}（{_CURRENCY_ZH[code]}）"
+        return HEADERS_ZH.get(column, column)
+    return frame.rename(columns=name)

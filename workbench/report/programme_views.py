@@ -8,7 +8,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from .csv_export import significant, to_cents, to_csv
+from .csv_export import headed, significant, to_cents, to_csv
 from ..plan.estimate import CATEGORIES
 from ..reference.i18n import day_text, item_label, month_text, name_label, t
 from ..reference.numbers import money
@@ -151,7 +151,7 @@ def monthly_csv(timeline: Timeline, currency: str = "USD", lang: str = "en") -> 
     for key in timeline.tag_keys:
         table[key] = lines[key].to_numpy()
     table["programme_month"] = lines["month"].to_numpy()
-    return to_csv(table)
+    return to_csv(headed(table, lang))
 
 
 def first_run_split(timeline: Timeline) -> tuple[float, float]:

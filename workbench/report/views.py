@@ -16,7 +16,7 @@ from ..plan.estimate import CATEGORIES, STAGES, Estimate, estimate, stage_groups
 from ..reference.i18n import choice_label, item_label, t, unit_label
 from ..reference.messages import Message
 from ..reference.numbers import compact, money, plain
-from .csv_export import significant, to_cents, to_csv
+from .csv_export import headed, significant, to_cents, to_csv
 from ..plan.scenario import Scenario, ScenarioError, fields
 
 
@@ -48,6 +48,15 @@ def split(est: Estimate, currency="USD", lang="en") -> pd.DataFrame:
                          "label": [f"{s:.0%}" if s >= 0.03 else "" for s in share]})
 
 
+def in_display_currency(value, unit: str, currency: str, rate: float, lang: str = "en") -> tuple:
+    """(value, unit label) of a field's value for a reader of ``lang``: an amount in USD (``USD/GPU-h``...) in the
+    display currency (``元/GPU 小时`` on a renminbi page), anything else as it is."""
+    label = t(unit, lang) if unit else ""
+    if currency == "CNY" and str(unit).startswith("USD") and isinstance(value, (int, float)):
+        return value * rate, label.replace("USD", "元" if lang == "zh" else "CNY")
+    return value, label
+
+
 def tornado(sensitivity_table: pd.DataFrame, est: Estimate, currency="USD", lang="en", top: int = 10) -> pd.DataFrame:
     """Long frame for a tornado chart: one row per input and side (``low``/``high``), ``delta`` from the base
     total, the input's value and unit, ordered by swing."""
@@ -59,11 +68,12 @@ def tornado(sensitivity_table: pd.DataFrame, est: Estimate, currency="USD", lang
         f = spec[row.input]
         label = f.label_zh if lang == "zh" else f.label
         for side, value, total in (("low", row.low_value, row.low_total_usd), ("high", row.high_value, row.high_total_usd)):
-            unit = t(f.unit, lang) if f.unit not in ("fraction", "factor") else ""
-            rows.append({"input": label, "side": t(side, lang), "value": value, "unit": t(f.unit, lang),
+            value, unit = in_display_currency(value, f.unit, currency, r, lang)
+            shown_unit = unit if f.unit not in ("fraction", "factor") else ""
+            rows.append({"input": label, "side": t(side, lang), "value": value, "unit": unit,
                          "delta": (total - row.base_total_usd) * r, "total": total * r, "order": order,
                          "value_text": f"{plain(value, 'zh', 3) if lang == 'zh' else format_quantity(value, 3)} "
-                                       f"{unit}".strip()})
+                                       f"{shown_unit}".strip()})
     return pd.DataFrame(rows)
 
 
@@ -221,16 +231,18 @@ def warning_text(text: str, lang: str = "en", currency: str = "USD", rate: float
     return _USD_AMOUNT.sub(lambda m: money(float(m.group(1).replace(",", "")) * rate, currency, lang), out)
 
 
-def describe_changes(changes: str, applied: dict, lang: str = "en") -> str:
+def describe_changes(changes: str, applied: dict, lang: str = "en", currency: str = "USD", rate: float = 1.0) -> str:
     """What a lever changes, in the reader's words: each field it names (``changes``: ``a=x; b=y``) with the value
-    it takes (``applied``): ``Pricing mode: spot (interruptible); Experiment pricing: on-demand``."""
+    it takes (``applied``): ``Pricing mode: spot (interruptible); Experiment pricing: on-demand``; amounts in the
+    display ``currency`` at ``rate``."""
     names = [part.split("=", 1)[0].strip() for part in str(changes).split(";") if "=" in part]
     spec = fields()
 
     def value(name):
-        shown = _shown(name, applied[name], lang)
         unit = spec[name].unit if name in spec and isinstance(applied[name], (int, float)) else ""
-        return f"{shown} {t(unit, lang)}" if unit and unit not in ("fraction", "factor") else shown
+        amount, label = in_display_currency(applied[name], unit, currency, rate, lang)
+        shown = _shown(name, amount, lang)
+        return f"{shown} {label}" if unit and unit not in ("fraction", "factor") else shown
 
     return ("；" if lang == "zh" else "; ").join(
         f"{field_label(name, lang)}{_COLON[lang == 'zh']}{value(name)}" for name in names if name in applied)
@@ -246,11 +258,15 @@ def lines_table(est: Estimate, currency="USD", lang="en") -> pd.DataFrame:
     """The cost lines for display and CSV export, with translated stage and category names."""
     r = rate(est, currency)
     lines = est.lines
+    # a contingency line's quantity is an amount (USD) and its unit cost a rate (0.3): the amount is converted
+    amount = (lines["unit"] == "USD").to_numpy()
     return pd.DataFrame({
         "stage": [t(s, lang) for s in lines["stage"]], "category": [t(c, lang) for c in lines["category"]],
-        "item": [item_label(i, lang) for i in lines["item"]], "quantity": lines["quantity"],
-        "unit": [unit_label(u, lang) for u in lines["unit"]],
-        f"unit_cost_{currency.lower()}": lines["unit_cost_usd"] * r, f"cost_{currency.lower()}": lines["cost_usd"] * r,
+        "item": [item_label(i, lang) for i in lines["item"]],
+        "quantity": np.where(amount, lines["quantity"] * r, lines["quantity"]),
+        "unit": [(("元" if lang == "zh" else currency) if a else unit_label(u, lang)) for u, a in zip(lines["unit"], amount)],
+        f"unit_cost_{currency.lower()}": np.where(amount, lines["unit_cost_usd"], lines["unit_cost_usd"] * r),
+        f"cost_{currency.lower()}": lines["cost_usd"] * r,
         "cost_type": [t(c, lang) for c in lines["cost_type"]], "group": [t(g, lang) for g in stage_groups(lines["stage"], est.line_kinds())],
         "formula": lines["formula"], "source": lines["source"],
     })
@@ -266,7 +282,7 @@ def lines_csv(est: Estimate, currency="USD", lang="en", table: pd.DataFrame | No
     table["quantity"] = significant(table["quantity"])
     table[f"unit_cost_{code}"] = significant(table[f"unit_cost_{code}"])
     table[f"cost_{code}"] = to_cents(table[f"cost_{code}"])
-    return to_csv(table)
+    return to_csv(headed(table, lang))
 
 
 def cost_histogram(mc, est: Estimate, currency="USD", bins: int = 40) -> tuple[pd.DataFrame, pd.DataFrame]:
