@@ -273,6 +273,27 @@ def test_of_scenario_total_and_beyond_is_the_estimate(params, serving, staff_mon
         workbench.estimate(s).total_cost_usd, rel=1e-9)
 
 
+@pytest.mark.parametrize("tokens, serving_staff", [(1.7e12, 1.0), (2e12, 1.0), (2e12, 3.0)])
+def test_a_run_longer_than_the_longest_horizon_with_serving_is_planned_not_crashed(tokens, serving_staff):
+    """From the attack: pre-training of 120 months and more (70B on 8 GPUs) with serving left the serving team no
+    month inside the horizon (a division by zero, then a negative FTE). Its months fall past the horizon, as the
+    serving does; the plan holds what it can and says so."""
+    s = workbench.Scenario(params=70e9, tokens=tokens, n_gpus=8, serving_months=12, serving_staff_fte=serving_staff)
+    tl = timeline.evaluate(pg.of_scenario(s))
+    assert tl.total_cost_usd > 0 and all(staff.fte >= 0 for staff in tl.programme.staff)
+    assert tl.total_cost_usd + tl.beyond_horizon_usd <= workbench.estimate(s).total_cost_usd * (1 + 1e-9)
+
+
+def test_the_serving_team_starts_when_serving_does():
+    """The serving team is paid from the release: after the experiments a committed cluster runs first."""
+    s = workbench.Scenario(params=70e9, tokens=1.4e12, n_gpus=256, serving_months=12, pricing="reserved_1y",
+                           experiment_fraction=2.0)
+    tl = timeline.evaluate(pg.of_scenario(s))
+    team = next(staff for staff in tl.programme.staff if staff.name == "serving team")
+    serving = tl.lines[(tl.lines["stage"] == "inference") & (tl.lines["cost_usd"] > 0)]
+    assert team.start_month == serving["month"].min()
+
+
 # -- 6, 7. exports: exact, and safe in a spreadsheet -------------------------------------------------------
 HOSTILE = {"schema_version": 1, "name": "=HYPERLINK(\"x\")", "horizon_months": 4, "base": {"params": 1e9, "n_gpus": 8},
            "staff": [{"name": "+team", "fte": 2, "usd_per_month": 12345.678, "tags": {"team": "@cmd"}}],

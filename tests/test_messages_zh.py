@@ -180,3 +180,21 @@ def test_days_and_months_as_a_chinese_reader_writes_them():
     assert day_text(pd.Timestamp("2025-03-07 12:00"), "zh") == "2025 年 3 月 7 日"
     assert day_text("2025-03-07", "en") == "2025-03-07" and day_text("soon", "zh") == "soon"
     assert month_text("2027-03", "zh") == "2027 年 3 月" and month_text("2027-03", "en") == "2027-03"
+
+
+def test_why_a_lever_does_not_apply_reads_in_chinese_whatever_the_string_type():
+    """A lever's reason keeps its message code in the table (pandas' pyarrow strings would make it plain English);
+    a variant the scenario refuses is said by its error, in Chinese."""
+    import pandas as pd
+    from workbench import levers
+    from workbench.app.levers_app import _why_not
+    from workbench.report.views import warning_text
+    for infer in (True, False):
+        with pd.option_context("future.infer_string", infer):
+            table = levers(Scenario(gpu="MI300X", pricing="self_hosted"))
+        reasons = table.loc[~table["applicable"], "why_not"]
+        texts = [warning_text(_why_not(w, "zh"), "zh", "CNY", 7.1) for w in reasons]
+        assert len(texts) > 5 and all(callable(getattr(w, "text", None)) for w in reasons)
+        for text in texts:
+            assert re.findall(r"[A-Za-z]{2,}(?: [A-Za-z]{2,}){2,}", text) == [], text
+        assert any("没有 MI300X 的价格记录" in text for text in texts), texts

@@ -36,7 +36,7 @@ def test_compute_optimal_minimises_loss_on_the_isoflop_curve():
 def test_optimality_warning():
     assert scaling.optimality_warning(7e9, 2e12) is None  # Llama 2 7B: 3.9x from optimal, within 4x
     note = scaling.optimality_warning(8e9, 15e12)  # Llama 3 8B: 1875 tokens/param
-    assert note and "smaller than compute-optimal" in note and "1875 tokens/parameter" in note
+    assert note and "smaller than compute-optimal" in note and "1,875 tokens/parameter" in note
     assert "larger" in scaling.optimality_warning(1e12, 1e10)
 
 

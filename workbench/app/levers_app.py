@@ -141,4 +141,4 @@ class LeverPanel:
 def _why_not(why, lang: str):
     """Why a lever does not apply: a message code is written in the reader's language by warning_text; a refusal
     of the variant (a validation error's text) is translated here."""
-    return problem_zh(str(why)) if lang == "zh" and not hasattr(why, "code") else why
+    return problem_zh(str(why)) if lang == "zh" and not callable(getattr(why, "text", None)) else why

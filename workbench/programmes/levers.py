@@ -32,7 +32,7 @@ import pandas as pd
 
 from ..plan.boundaries import field_of
 from ..reference.data import DataFileError, cached, data_dir, read_table
-from ..reference.messages import Message
+from ..reference.messages import Message, Refusal
 from ..reference.numbers import compact
 from ..plan.scenario import Scenario, ScenarioError, fields
 
@@ -198,7 +198,7 @@ def levers(plan=None) -> pd.DataFrame:
         try:
             variant = base.replace(**changes)
         except ScenarioError as error:  # a lever this scenario cannot take (a bound, a missing price)
-            rows.append({**row, "changes": lever.changes, "applicable": False, "why_not": str(error), "applied": {},
+            rows.append({**row, "changes": lever.changes, "applicable": False, "why_not": Refusal(error), "applied": {},
                          "crosses": []})
             continue
         rows.append({**row, "changes": "; ".join(f"{k}={_shown(v)}" for k, v in changes.items()), "applicable": True,
@@ -252,6 +252,8 @@ def _ranked(rows: list) -> pd.DataFrame:
     x days; 0 unless a day has a price); a lever that saves nothing here (its plain saving and the value of its
     days at most a cent) is listed with why."""
     table = pd.DataFrame(rows, columns=list(COLUMNS))
+    # why a lever does not apply keeps its message code (a pyarrow string column would make it plain English text)
+    table["why_not"] = pd.Series([row.get("why_not", "") for row in rows], index=table.index, dtype=object)
     table["value_of_days_usd"] = table["value_of_days_usd"].astype(float).fillna(0.0)
     nothing = table["applicable"].astype(bool) & ~(table["saving_usd"] + table["value_of_days_usd"] > 0.01)
     table.loc[nothing, "why_not"] = [
@@ -365,7 +367,7 @@ def programme_levers(programme) -> pd.DataFrame:
             twin = programme.replace(base={**programme.base, **changes, **off}) if off else None
             figures = priced(variant, twin)
         except (ProgrammeError, ScenarioError) as error:  # a workstream that cannot take it
-            rows.append({**row, "applicable": False, "why_not": str(error)})
+            rows.append({**row, "applicable": False, "why_not": Refusal(error)})
             continue
         rows.append({**row, **figures, "applicable": True, "applied": changes,
                      "changes": "; ".join(f"{k}={_shown(v)}" for k, v in changes.items())})
@@ -427,7 +429,7 @@ def _rent_on_demand(programme, timeline, priced) -> dict:
     try:
         figures = priced(variant, None)
     except Exception as error:  # noqa: BLE001 - a workstream that cannot take it (reported, not raised)
-        return {**row, "applicable": False, "why_not": str(error)}
+        return {**row, "applicable": False, "why_not": Refusal(error)}
     moved = [w.name for w in programme.workstreams if rented(w.changes)]
     return {**row, **figures, "applicable": True,
             "applied": {**changes, "fleets": "dropped", **({"workstreams": moved} if moved else {})}}

@@ -739,9 +739,10 @@ def of_scenario(scenario: Scenario, name: str = "scenario") -> Programme:
                        usd_per_month=float(scenario.staff_usd_per_month), end_month=months,
                        redundancy_factor=1.0 + (float(scenario.redundancy_factor) - 1.0) * weights()["staff"]),)
     serving_months = float(scenario.serving_months)
-    if scenario.serving_staff_fte > 0 and serving_months > 0:
-        # the serving team from the release (the run's end) for the serving months, over whole months as the team
-        first = int(math.floor(float(result.details["training_days_total"]) / (365.25 / 12))) + 1
+    # the serving team from the release (the run's end, after the experiments a committed cluster runs first) for
+    # the serving months, over whole months as the team; none when the release falls past the longest horizon
+    first = int(math.floor(days / (365.25 / 12))) + 1
+    if scenario.serving_staff_fte > 0 and serving_months > 0 and first <= horizon:
         months = int(min(horizon - first + 1, max(1, math.ceil(serving_months))))
         staff += (Staff(name="serving team", fte=float(scenario.serving_staff_fte) * serving_months / months,
                         usd_per_month=float(scenario.staff_usd_per_month), start_month=first,

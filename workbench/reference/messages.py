@@ -19,9 +19,9 @@ from .numbers import money, plain
 #: code -> (English, Chinese). English keeps a field's id (``pricing=spot``): the app shows its label.
 WARNINGS = {
     "ew_cluster_capped": (
-        "finishing pre-training in {target_days:,.0f} days needs {wanted:,.0f} GPUs, more than the {most:,.0f} the n_gpus "
+        "finishing pre-training in {target_days!p} days needs {wanted:,.0f} GPUs, more than the {most:,.0f} the n_gpus "
         "field allows; sized at {n_gpus:,.0f} GPUs, pre-training takes {wall_days:,.1f} days",
-        "在 {target_days:,.0f} 天内完成预训练需要 {wanted:,.0f} 块 GPU，超过 GPU 数量字段允许的 {most:,.0f} 块；"
+        "在 {target_days!p} 天内完成预训练需要 {wanted:,.0f} 块 GPU，超过 GPU 数量字段允许的 {most:,.0f} 块；"
         "按 {n_gpus:,.0f} 块配置，预训练需 {wall_days:,.1f} 天"),
     "ew_layout": (
         "TP {tp:.0f} x PP {pp:.0f} x DP {dp:,.0f}, ZeRO-{zero:.0f}, micro-batch {micro_batch:.0f}",
@@ -81,16 +81,16 @@ WARNINGS = {
         "the plan's total of {total_usd} is over the budget of {budget_usd} by {over_usd} ({share:.0%})",
         "方案总额 {total_usd} 超出预算 {budget_usd}，超支 {over_usd}（{share:.0%}）"),
     "ew_smaller_than_optimal": (
-        "{params:.3g} parameters on {tokens:.3g} tokens ({per_param:.0f} tokens/parameter) is {factor:.1f}x smaller "
+        "{params:.3g} parameters on {tokens:.3g} tokens ({per_param!p} tokens/parameter) is {factor:.1f}x smaller "
         "than compute-optimal for the same FLOPs ({params_optimal:.3g} parameters on {tokens_optimal:.3g} tokens, "
         "{law}); over-training a smaller model is a deliberate choice when inference cost matters.",
-        "{params!p} 参数训练 {tokens!p} token（每参数 {per_param:,.0f} 个 token），比同等算力下的算力最优规模小 {factor:.1f} 倍"
+        "{params!p} 参数训练 {tokens!p} token（每参数 {per_param!p} 个 token），比同等算力下的算力最优规模小 {factor:.1f} 倍"
         "（最优为 {params_optimal!p} 参数、{tokens_optimal!p} token，{law!w}）；若推理成本重要，有意训练更小的模型是合理选择。"),
     "ew_larger_than_optimal": (
-        "{params:.3g} parameters on {tokens:.3g} tokens ({per_param:.0f} tokens/parameter) is {factor:.1f}x larger "
+        "{params:.3g} parameters on {tokens:.3g} tokens ({per_param!p} tokens/parameter) is {factor:.1f}x larger "
         "than compute-optimal for the same FLOPs ({params_optimal:.3g} parameters on {tokens_optimal:.3g} tokens, "
         "{law}); the same loss is cheaper with fewer parameters and more tokens.",
-        "{params!p} 参数训练 {tokens!p} token（每参数 {per_param:,.0f} 个 token），比同等算力下的算力最优规模大 {factor:.1f} 倍"
+        "{params!p} 参数训练 {tokens!p} token（每参数 {per_param!p} 个 token），比同等算力下的算力最优规模大 {factor:.1f} 倍"
         "（最优为 {params_optimal!p} 参数、{tokens_optimal!p} token，{law!w}）；用更少参数、更多 token 达到同样损失更便宜。"),
     "ew_checkpoint_slow": (
         "pfs_throughput_gb_per_s={throughput:.3g}: a checkpoint takes {write_s:,.0f} s to write, longer than the "
@@ -215,6 +215,28 @@ class Message(str):
     def text(self, lang: str = "en", currency: str = "USD", rate: float = 1.0) -> str:
         """The sentence for a reader of ``lang``, amounts in ``currency`` at ``rate`` [currency/USD]."""
         return render(self.code, self.values, lang, currency, rate)
+
+
+class Refusal(str):
+    """Why a variant of a plan was refused: the error's English text (the ``str``), written again in the reader's
+    language by the error itself where it can (``ScenarioError.message``)."""
+
+    def __new__(cls, error: Exception):
+        self = super().__new__(cls, str(error))
+        self.error = error
+        return self
+
+    def __reduce__(self):  # pickled as its text: an error's state is not worth carrying
+        return (str, (str(self),))
+
+    def text(self, lang: str = "en", currency: str = "USD", rate: float = 1.0) -> str:
+        message = getattr(self.error, "message", None)
+        if callable(message):
+            try:
+                return message(lang, reader=True)
+            except TypeError:
+                return message(lang)
+        return str(self)
 
 
 def _message(code, values):

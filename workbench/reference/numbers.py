@@ -53,16 +53,19 @@ def money(value: float, currency: str = "USD", lang: str = "en") -> str:
     if isinstance(x, str):
         return f"{x} {currency}"
     if lang != "zh":
-        return f"{_decimal(x, 0, lang)} {currency}"
-    sign = "−" if x < 0 else ""
-    x = abs(x)
+        return f"{_decimal(x if round(x) != 0 else 0.0, 0, lang)} {currency}"  # no "-0"
     mark = _SIGNS.get(currency, "")
     suffix = "" if mark else f" {currency}"
-    if x >= 1e8:
-        return f"{sign}{mark}{_decimal(x / 1e8, 2, lang)} 亿{suffix}"
-    if x >= 1e4:
-        return f"{sign}{mark}{_decimal(x / 1e4, 2, lang)} 万{suffix}"
-    return f"{sign}{mark}{_decimal(x, 0 if x >= 100 else 2, lang)}{suffix}"
+    size = abs(x)
+    # the unit is chosen on the amount as it will be shown: 99,999,999.999 is ¥1 亿, not ¥10,000 万
+    if size >= 1e8 or round(size / 1e4, 2) >= 1e4:
+        number, unit = _decimal(size / 1e8, 2, lang), " 亿"
+    elif size >= 1e4 or round(size, 0 if size >= 100 else 2) >= 1e4:
+        number, unit = _decimal(size / 1e4, 2, lang), " 万"
+    else:
+        number, unit = _decimal(size, 0 if size >= 100 else 2, lang), ""
+    sign = "−" if x < 0 and any(c in "123456789" for c in number) else ""  # no "−¥0"
+    return f"{sign}{mark}{number}{unit}{suffix}"
 
 
 def plain(value: float, lang: str = "en", digits: int = 4) -> str:

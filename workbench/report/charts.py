@@ -26,9 +26,9 @@ _sink: contextvars.ContextVar = contextvars.ContextVar("workbench_named_data", d
 #: SI prefixes, but B (billion) rather than G for parameter counts.
 _BILLIONS = "replace(format(datum.value, '~s'), 'G', 'B')"
 #: The same in Chinese: 万 (10^4), 亿 (10^8) and 万亿 (10^12), as a Chinese budget writes amounts and sizes.
-_WAN_YI = ("abs(datum.value) >= 1e12 ? format(datum.value / 1e12, '.4~g') + ' 万亿' : abs(datum.value) >= 1e8 ? "
-           "format(datum.value / 1e8, '.4~g') + ' 亿' : abs(datum.value) >= 1e4 ? format(datum.value / 1e4, '.4~g') + ' 万' "
-           ": format(datum.value, '.4~g')")
+_WAN_YI = ("abs(datum.value) >= 1e12 ? format(datum.value / 1e12, ',.4~r') + ' 万亿' : abs(datum.value) >= 1e8 ? "
+           "format(datum.value / 1e8, ',.4~r') + ' 亿' : abs(datum.value) >= 1e4 ? format(datum.value / 1e4, ',.4~r') + ' 万' "
+           ": format(datum.value, ',.4~r')")
 
 
 def amount_labels(lang: str = "en") -> str:
@@ -74,7 +74,8 @@ def tornado(frame: pd.DataFrame, *, title="Sensitivity", input_title="Input", ch
     # a label sits beyond its bar's end, or inside it (in white) when the bar is longer than half the longest:
     # outside, the longest bars' labels ran over the input names on the left and the legend on the right
     inside = "(abs(datum.delta) > 0.5 * datum.longest)"
-    right = f"((datum.delta < 0) != {inside})"
+    # a side that changes nothing has no bar: its label sits on its own side of zero (low left, high right)
+    right = f"((datum.delta < 0 || (datum.delta == 0 && datum.side_code == 'low')) != {inside})"
     labels = base.transform_calculate(swing="abs(datum.delta)").transform_joinaggregate(longest="max(swing)").mark_text(
         fontSize=10, color=alt.expr(f"{inside} ? 'white' : '#333'"), align=alt.expr(f"{right} ? 'right' : 'left'"),
         dx=alt.expr(f"{right} ? -3 : 3")).encode(y=y, x=x, text="value_text:N")

@@ -29,12 +29,16 @@ def to_csv(frame: pd.DataFrame) -> str:
 
 def to_cents(amounts) -> np.ndarray:
     """``amounts`` rounded to cents so that they add up to their sum rounded to cents (largest remainder: the
-    lines whose rounding lost most take the cents rounding dropped) [same unit as given]."""
-    x = np.asarray(amounts, dtype=float) * 100.0
-    if x.size == 0 or not np.isfinite(x).all():
-        return np.round(x) / 100.0
+    lines whose rounding lost most take the cents rounding dropped) [same unit as given]. Amounts too large for a
+    cent to count (over 2**52 cents in all) are each rounded on their own."""
+    amounts = np.asarray(amounts, dtype=float)
+    with np.errstate(over="ignore", invalid="ignore"):
+        x = amounts * 100.0
+        total = x.sum()
+    if x.size == 0 or not np.isfinite(x).all() or not np.isfinite(total) or abs(total) > 2**52:
+        return np.where(np.isfinite(x), np.round(x) / 100.0, amounts)
     cents = np.round(x)
-    short = int(round(x.sum()) - cents.sum())  # cents the rounding lost (+) or gained (-)
+    short = int(round(total) - cents.sum())  # cents the rounding lost (+) or gained (-)
     if short:
         order = np.argsort(cents - x)  # most rounded down first
         picks = order[:abs(short)] if short > 0 else order[::-1][:abs(short)]
@@ -45,9 +49,11 @@ def to_cents(amounts) -> np.ndarray:
 def significant(values, digits: int = 6) -> np.ndarray:
     """``values`` with ``digits`` significant digits (0 and non-finite values kept)."""
     x = np.asarray(values, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         scale = np.where((x != 0) & np.isfinite(x), 10.0 ** (digits - 1 - np.floor(np.log10(np.abs(x)))), 1.0)
-    return np.where(np.isfinite(x), np.round(x * scale) / scale, x)
+    with np.errstate(over="ignore", invalid="ignore"):
+        rounded = np.round(x * scale) / scale
+    return np.where(np.isfinite(x) & np.isfinite(rounded), rounded, x)  # a subnormal's scale overflows: kept
 
 
 #: A CSV's column names for a Chinese reader (its amounts' columns name the currency: ``cost_cny`` -> 成本（元）).

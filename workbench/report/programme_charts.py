@@ -20,7 +20,9 @@ _MONTH_ZH = "split(datum.value, '-')[0] + ' 年 ' + toNumber(split(datum.value, 
 
 def _month_axis(lang: str = "en", **options) -> alt.Axis:
     """The month axis: labels at -45 degrees; ``2027 年 3 月`` in Chinese."""
-    return alt.Axis(labelAngle=-45, **({"labelExpr": _MONTH_ZH} if lang == "zh" else {}), **options)
+    # on a narrow chart every other month is left out rather than drawn over its neighbour
+    return alt.Axis(labelAngle=-45, labelOverlap="parity", **({"labelExpr": _MONTH_ZH} if lang == "zh" else {}),
+                    **options)
 
 
 def _colour(frame: pd.DataFrame, title: str) -> alt.Color:

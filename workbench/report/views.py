@@ -14,7 +14,7 @@ import pandas as pd
 from ..formulas import budget, scaling
 from ..plan.estimate import CATEGORIES, STAGES, Estimate, estimate, stage_groups, totals
 from ..reference.i18n import choice_label, item_label, t, unit_label
-from ..reference.messages import Message
+from ..reference.messages import Message, Refusal
 from ..reference.numbers import compact, money, plain
 from .csv_export import headed, significant, to_cents, to_csv
 from ..plan.scenario import Scenario, ScenarioError, fields
@@ -60,7 +60,10 @@ def in_display_currency(value, unit: str, currency: str, rate: float, lang: str 
 def tornado(sensitivity_table: pd.DataFrame, est: Estimate, currency="USD", lang="en", top: int = 10) -> pd.DataFrame:
     """Long frame for a tornado chart: one row per input and side (``low``/``high``), ``delta`` from the base
     total, the input's value and unit, ordered by swing."""
-    table = sensitivity_table.head(top)
+    # an input that moves nothing (the tokens of a plan that only serves) has no bar: it does not take a place
+    moves = (sensitivity_table["low_total_usd"] != sensitivity_table["base_total_usd"]) | (
+        sensitivity_table["high_total_usd"] != sensitivity_table["base_total_usd"])
+    table = sensitivity_table[moves].head(top)
     r = rate(est, currency)
     spec = fields()
     rows = []
@@ -70,7 +73,7 @@ def tornado(sensitivity_table: pd.DataFrame, est: Estimate, currency="USD", lang
         for side, value, total in (("low", row.low_value, row.low_total_usd), ("high", row.high_value, row.high_total_usd)):
             value, unit = in_display_currency(value, f.unit, currency, r, lang)
             shown_unit = unit if f.unit not in ("fraction", "factor") else ""
-            rows.append({"input": label, "side": t(side, lang), "value": value, "unit": unit,
+            rows.append({"input": label, "side": t(side, lang), "side_code": side, "value": value, "unit": unit,
                          "delta": (total - row.base_total_usd) * r, "total": total * r, "order": order,
                          "value_text": f"{plain(value, 'zh', 3) if lang == 'zh' else format_quantity(value, 3)} "
                                        f"{shown_unit}".strip()})
@@ -223,7 +226,7 @@ def warning_text(text: str, lang: str = "en", currency: str = "USD", rate: float
     """An estimate's warning (a :class:`~workbench.reference.messages.Message`, or any sentence of the engine's with
     amounts ``N USD``) for the app's reader: in ``lang``, field ids as labels, no exponents, amounts in the display
     currency (¥ and 万 in Chinese)."""
-    if isinstance(text, Message):
+    if isinstance(text, (Message, Refusal)):
         return readable(text.text(lang, currency, rate), lang)
     out = readable(text, lang)
     if currency == "USD" and lang != "zh":
