@@ -28,6 +28,7 @@ CSS = """
 .wb-card-value { font-size: 16px; font-weight: 600; }
 .wb-total .wb-card-value { font-size: 22px; color: #1d4e89; }
 .wb-alerts, .wb-notes, .wb-serving, .wb-memory { font-size: 12px; margin: 4px 0; }
+.wb-main-costs { font-size: 13px; margin: 4px 0; }
 .wb-unfit .wb-card-value { color: #9a9a9a; text-decoration: line-through; }
 .wb-unfit .wb-card { background: #f3f3f3; }
 .wb-unfit-message { color: #a61b1b; font-size: 13px; font-weight: 600; margin: 4px 0; }

@@ -164,7 +164,9 @@ class PlannerRendering:
         est, d, lang, s = self.est, self.est.details, self.lang, self.scenario
         pretrain = est.totals("stage")["pretrain"]
         per_million = pretrain / (s.tokens / 1e6)
-        mfu_note = f" ({t('mfu_prior', lang)})" if s.mfu is None else ""
+        zh = lang == "zh"
+        colon = "：" if zh else ": "
+        mfu_note = (f"（{t('mfu_prior', lang)}）" if zh else f" ({t('mfu_prior', lang)})") if s.mfu is None else ""
         band = (f"{self._money(self.mc.percentile('total_cost_usd', 10))} – "
                 f"{self._money(self.mc.percentile('total_cost_usd', 90))}")
         days = (f"{self.mc.percentile('duration_days', 10):,.1f} – "
@@ -172,14 +174,14 @@ class PlannerRendering:
         kind = s.plan_kind
         cards = [
             (t("total_cost", lang), self._money(est.total_cost_usd), "wb-total"),
-            (t("range", lang), band if kind == "serve_only" else f"{band} · {days}", "wb-range"),
+            (t("range", lang), band, "wb-range"),  # money only: the days' range is the wall-clock card's
         ]
         if kind != "serve_only":  # a plan that fine-tunes: its training figures; pre-training's only when it pre-trains
             cards += [
                 (t("gpu_hours" if kind == "pretrain" else "finetune_gpu_hours", lang),
-                 f"{est.gpu_hours:,.0f} GPU-h · MFU {est.mfu:.3f}{mfu_note}", "wb-gpu-hours"),
+                 f"{est.gpu_hours:,.0f} {'GPU 小时' if zh else 'GPU-h'} · MFU {est.mfu:.3f}{mfu_note}", "wb-gpu-hours"),
                 (t("wall_days", lang), f"{est.wall_days:,.1f} {t('days', lang)} · {d['training_days_total']:,.1f} "
-                                       f"{t('days_total', lang)}", "wb-wall-days"),
+                                       f"{t('days_total', lang)} · P10–P90 {days}", "wb-wall-days"),
                 (t("n_gpus", lang), f"{est.n_gpus:,.0f} × {s.gpu}", "wb-n-gpus")]
         if kind == "pretrain":
             per_million_shown = per_million * views.rate(est, self.currency)
@@ -197,17 +199,29 @@ class PlannerRendering:
         unfit = not bool(d["layout_fits"]) and kind != "serve_only"  # nothing is trained on a plan that only serves
         self.headline.value = (f"{title}{self._unfit_message() if unfit else ''}"
                                f"<div class='wb-cards{' wb-unfit' if unfit else ''}'>{html_cards}</div>"
-                               + (f"<div class='wb-memory'><b>{html.escape(t('memory_per_gpu', lang))}</b>: "
+                               f"<div class='wb-main-costs'><b>{html.escape(t('main_costs', lang))}</b>{colon}"
+                               f"{html.escape(self._main_costs())}</div>"
+                               + (f"<div class='wb-memory'><b>{html.escape(t('memory_per_gpu', lang))}</b>{colon}"
                                   f"{g(self._memory_text())}</div>" if kind != "serve_only" else "") +
-                               f"<div class='wb-serving'><b>{html.escape(t('serving', lang))}</b>: "
+                               f"<div class='wb-serving'><b>{html.escape(t('serving', lang))}</b>{colon}"
                                f"{html.escape(serving_text)}</div>"
-                               f"<div class='wb-alerts'><b>{html.escape(t('alerts', lang))}</b> ({html.escape(basis)}): "
+                               f"<div class='wb-alerts'><b>{html.escape(t('alerts', lang))}</b>"
+                               + (f"（{html.escape(basis)}）：" if zh else f" ({html.escape(basis)}): ") +
                                f"{alert_text}{self._budget_verdict()}</div>")
         notes = est.warnings
         self._show_boundaries()
-        self.notes.value = ("<div class='wb-notes'><b>" + html.escape(t("warnings", lang)) + ":</b> "
+        self.notes.value = ("<div class='wb-notes'><b>" + html.escape(t("warnings", lang)) + ("：</b>" if zh else ":</b> ")
                             + " ".join(html.escape(views.warning_text(n, lang, self.currency, views.rate(est, self.currency)))
                                        for n in notes) + "</div>") if notes else ""
+
+    def _main_costs(self) -> str:
+        """The three largest categories with their share of the total: what a finance reader asks first."""
+        by = self.est.totals("category").sort_values(ascending=False)
+        total = float(by.sum())
+        opening, closing = ("（", "）") if self.lang == "zh" else (" (", ")")
+        return ("、" if self.lang == "zh" else " · ").join(
+            f"{t(c, self.lang)} {self._money(v)}{opening}{v / total:.0%}{closing}"
+            for c, v in by.head(3).items() if v > 0 and total > 0)
 
     def _budget_verdict(self) -> str:
         """Within the budget or over it, and by how much, with the likely range's top against it."""

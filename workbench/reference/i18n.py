@@ -77,7 +77,7 @@ TEXT = {
     "chart_size": ("Cost against model size at compute-optimal tokens", "计算最优 token 数下成本随模型规模的变化"),
     "chart_compare": ("Scenario A against B", "方案 A 与 B 对比"),
     "chart_range": ("Range of total cost (Monte Carlo over uncertain inputs)", "总成本区间（对不确定输入的蒙特卡洛模拟）"),
-    "range": ("Likely range (P10–P90)", "可能区间（P10–P90）"),
+    "range": ("Likely range (P10–P90)", "可能区间（P10–P90）"), "main_costs": ("Where the money goes", "成本构成"),
     "cost": ("Cost", "成本"), "stage": ("Stage", "阶段"), "category": ("Category", "类别"), "share": ("Share", "占比"),
     "input": ("Input", "输入"), "low": ("low", "低"), "high": ("high", "高"), "change": ("Change in total", "总成本变化"),
     "day": ("Day", "天"), "spent": ("Spent", "已花费"), "budget_line": ("alert", "预警"), "model_size": ("Parameters", "参数量"),
@@ -161,7 +161,7 @@ TEXT = {
     "budget_basis_given": ("against the budget", "以预算为基准"),
     "url_error": ("Some link parameters were not applied", "部分链接参数未被应用"),
     "load_error": ("The file was not loaded", "文件未载入"),
-    "mfu_prior": ("prior", "先验"),
+    "mfu_prior": ("prior", "估计值"),
     "memory_per_gpu": ("Memory per GPU", "每卡显存"),
     "memory_of_usable": ("{used} GiB of {usable} GiB usable ({capacity} GiB x {share})",
                          "{used} GiB，可用 {usable} GiB（{capacity} GiB × {share}）"),
@@ -618,7 +618,7 @@ GLOSSARY = {
               "FinOps 开放成本与用量规范：各云厂商导出账单的格式"),
     "prior": ("The value the workbench predicts from published runs when you have not typed a measured one",
               "您未填写实测值时，工作台根据公开训练记录预测的数值"),
-    "先验": ("", "您未填写实测值时，工作台根据公开训练记录预测的数值"),
+    "估计值": ("", "您未填写实测值时，工作台根据公开训练记录预测的数值"),
 }
 _GLOSSARY_WORDS = re.compile(r"(?<![\w-])(" + "|".join(re.escape(k) for k in sorted(GLOSSARY, key=len, reverse=True))
                              + r")(?!\w)")

@@ -77,7 +77,8 @@ def tornado(sensitivity_table: pd.DataFrame, est: Estimate, currency="USD", lang
                          "delta": (total - row.base_total_usd) * r, "total": total * r, "order": order,
                          "value_text": f"{plain(value, 'zh', 3) if lang == 'zh' else format_quantity(value, 3)} "
                                        f"{shown_unit}".strip()})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=["input", "side", "side_code", "value", "unit", "delta", "total", "order",
+                                       "value_text"])
 
 
 def burn(est: Estimate, currency="USD", lang="en") -> tuple[pd.DataFrame, pd.DataFrame]:
