@@ -198,7 +198,7 @@ def test_link_command_opens_the_app_on_its_scenario(page, voila_url):
     open_app(page, local)
     assert field(page, "params").locator("input[type=text]").input_value() == "34B"
     assert field(page, "tokens").locator("input[type=text]").input_value() == "3T"
-    assert field(page, "pricing").locator("select").input_value() == "预留 1 年"  # reserved_1y, labelled in Chinese
+    assert field(page, "pricing").locator("select").input_value() == "包年（1 年期）"  # reserved_1y, labelled in Chinese
     assert "总成本" in page.inner_text(".wb-headline")
 
 

@@ -86,7 +86,7 @@ def test_the_review_downloads_as_csv_and_as_a_workbook_with_the_review_totals(pa
 def test_in_chinese_and_renminbi(panel):
     panel.set_language("zh", "CNY")
     try:
-        assert "迄今计划与实际对比（按类别）" in panel.tables.value and "算力" in panel.tables.value
+        assert "截至目前计划与实际对比（按类别）" in panel.tables.value and "算力" in panel.tables.value
         # amounts as a Chinese budget writes them: ¥ and 万, no "[CNY]" heading over bare digits
         assert "[CNY]" not in panel.tables.value and re.search(r"¥[\d,.]+ 万", panel.tables.value)
         assert [f["name"] for f in panel.downloads.files] == ["bill_review.csv", "bill_review.xlsx"]

@@ -219,7 +219,7 @@ def test_shared_layout_and_style_models_never_change_after_they_are_made():
 def test_menu_choices_read_as_words_in_each_language_and_keep_their_ids():
     p = Planner(lang="zh")
     menu = p.controls["pricing"].menu
-    assert dict(menu.options)["竞价（可被中断）"] == "spot"
+    assert dict(menu.options)["抢占式（竞价，可能被回收）"] == "spot"
     menu.value = "reserved_3y"
     assert p.est.scenario.pricing == "reserved_3y" and "pricing=reserved_3y" in p.link.query
     p.language.value = "en"
@@ -266,7 +266,7 @@ def test_a_comparison_says_what_a_and_b_are_and_what_changed():
     p.controls["pricing"].menu.value = "spot"
     assert "Changed: Parameters 7B → 13B; Pricing mode on-demand → spot (interruptible)" in p.compare_table.value
     p.language.value = "zh"
-    assert "改动： 参数量 7B → 13B; 计价方式 按需 → 竞价（可被中断）" in p.compare_table.value
+    assert "改动：参数量 7B → 13B；计费方式 按量付费 → 抢占式（竞价，可能被回收）" in p.compare_table.value
 
 
 def test_ab_differences_show_enough_digits_to_differ_and_an_empty_name_as_none():

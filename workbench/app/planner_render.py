@@ -346,13 +346,18 @@ class PlannerRendering:
             return
         shown = table.rename(columns={"category": t("category", self.lang), "difference": t("difference", self.lang)})
         difference = t("difference", self.lang)
+        zh = self.lang == "zh"
+        # in Chinese each amount carries its ¥ and 万 (the heading then names no currency)
+        amount = (lambda c: money(c, self.currency, "zh")) if zh else (lambda c: f"{c:,.0f}")  # noqa: E731
         for column in ("A", "B"):
-            shown[column] = shown[column].map(lambda c: f"{c:,.0f}")
-        shown[difference] = shown[difference].map(lambda c: f"{c:+,.0f}")
+            shown[column] = shown[column].map(amount)
+        shown[difference] = shown[difference].map(lambda c: ("+" if c > 0 and zh else "") + amount(c) if zh
+                                                  else f"{c:+,.0f}")
         changed = views.scenario_differences(self.pinned[0], self.scenario, self.lang)
         e = html.escape
-        what = (f"{e(t('compare_what', self.lang))} " + ("; ".join(f"{e(label)} {e(a)} → {e(b)}" for label, a, b in changed)
+        what = (e(t('compare_what', self.lang)) + ("" if zh else " ") + (("；" if zh else "; ").join(
+            f"{e(label)} {e(a)} → {e(b)}" for label, a, b in changed)
                                                          if changed else e(t("compare_same", self.lang))))
-        self.compare_table.value = (f"<b>{e(t('chart_compare', self.lang))} [{self.currency}]</b>"
+        self.compare_table.value = (f"<b>{e(t('chart_compare', self.lang))}{'' if zh else f' [{self.currency}]'}</b>"
                                     f"<div class='wb-compare-what'>{what}</div>"
                                     + shown.to_html(index=False, escape=True, classes="wb-compare", border=0))

@@ -164,7 +164,7 @@ def _check_stage_pricing(v: dict, gpu):
             raise ScenarioError(name, _first_value(stage_mode, other & (main_mode == "self_hosted")),
                                 "is not same while pricing is self_hosted (owned GPUs run every stage)",
                                 "same, or a cloud pricing mode for the cluster",
-                                "same；或将集群计价方式设为云上模式")
+                                "same；或将集群计费方式设为云上模式")
         for key in {tuple(k) for k in zip(sku[other].ravel(), stage_mode[other].ravel(), provider[other].ravel())}:
             if not _priced(*key):
                 offered = [m for m in fields()[name].choices if m != "same" and _priced(key[0], m, key[2])]

@@ -169,7 +169,7 @@ WHY_NOT = {
     "wn_interval_optimum": ("the interval is already the Young/Daly optimum (Checkpoint interval left empty)",
                             "检查点间隔已是 Young/Daly 最优值（检查点间隔留空）"),
     "wn_price_typed": ("a price per GPU-hour is typed: the catalogue's prices of other modes do not compare with it",
-                       "已填写每 GPU 小时价格：目录中其他计价方式的价格无法与之比较"),
+                       "已填写每 GPU 小时价格：目录中其他计费方式的价格无法与之比较"),
     "wn_no_experiments": ("no trial-and-error or ablation runs are planned", "没有计划试错或消融实验"),
     "wn_experiments_spot": ("experiments are already on spot", "实验已使用竞价实例"),
     "wn_logs_sampled": ("logs are already sampled at 10 % or less and kept 30 days or less",
