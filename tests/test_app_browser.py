@@ -333,7 +333,7 @@ def test_finance_lead_states_her_plan_on_the_page_alone(page, voila_url, tmp_pat
     page.wait_for_selector(".wb-programme-total .wb-card-value", timeout=TIMEOUT)
     total = programme_total(page)
     _open_section(page, 0)  # the plan: what it does, the model
-    page.locator(".wb-ed-plan-kind select").select_option(label="start from open weights (fine-tune and serve)")
+    page.locator(".wb-ed-plan-kind select").select_option(label="fine-tune open weights and serve")
     total = _settled(page, total)
     _edit(page, "params", "70B")
     total = _settled(page, total)

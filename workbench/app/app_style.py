@@ -9,6 +9,7 @@ CSS = """
 /* under a note or an error the help keeps its distance (the -6px above is for an empty message row) */
 .wb-control:has(.wb-message .wb-boundary, .wb-message .wb-error) .wb-help { margin-top: 3px; }
 .wb-glossary { text-decoration: underline dotted; cursor: help; }
+a.wb-download { white-space: nowrap; }  /* a link's words stay together (下载工作簿（Excel，公式可编辑）) */
 /* an upload button says what it loads, not ipywidgets' file counter ("Load a bill (0)"): the button's own text is
    hidden and its title (the same words, set by label_upload) shown in its place */
 .wb-upload.widget-upload { font-size: 0 !important; }

@@ -40,7 +40,7 @@ def defaults_used(scenario: Scenario, figures: dict) -> dict[str, str]:
     if None in (scenario.tensor_parallel, scenario.pipeline_parallel, scenario.zero_stage, scenario.micro_batch_size):
         used["layout"] = (f"{layout}: of the layouts that fit in memory, the one with the most MFU "
                           "(workbench layouts lists them)")
-    if scenario.global_batch_tokens is None:
+    if scenario.global_batch_tokens is None and float(figures["training_flops"]) > 0:  # a plan that pre-trains
         p = mfu.parameters()
         used["global_batch_tokens"] = (f"{figures['global_batch_tokens']:,.0f} tokens: the batch of published runs of "
                                        f"{power_of_ten(figures['training_flops'])} FLOP, {p['typical_batch_at_1e23']:,.0f} x "
@@ -153,6 +153,9 @@ def warnings(scenario: Scenario, figures: dict) -> list[str]:
     if note:  # the size against the tokens is a pre-training question: an open model's is its publisher's
         out.append(note)
     out += checkpoint_warnings(scenario, figures) if trains else []
+    if trains and scenario.staff_months is None and scenario.staff_fte > 0 and float(figures["staff_months"]) < 1:
+        # the empty field pays the team for the GPUs' days: a fine-tune of hours pays it for hours
+        out.append(Message("ew_short_team", fte=scenario.staff_fte, months=float(figures["staff_months"])))
     if scenario.plan_kind == "serve_only" and scenario.serving_months == 0:
         out.append(Message("ew_serve_only_empty"))
     return out + boundaries.warnings(scenario, figures)

@@ -261,9 +261,10 @@ def _ranked(rows: list) -> pd.DataFrame:
         else Message("wn_adds", cost_usd=-s) if s < -0.01 else Message("wn_nothing_saved")
         for s, d, v in zip(table.loc[nothing, "saving_usd"], table.loc[nothing, "days_saved"],
                            table.loc[nothing, "value_of_days_usd"])]
-    table.loc[nothing, ["applicable", "crosses"]] = [[False, []] for _ in range(int(nothing.sum()))] if nothing.any() \
-        else table.loc[nothing, ["applicable", "crosses"]]
-    table["applicable"] = table["applicable"].astype(bool)
+    # column by column: pandas before 3 reads a list of [flag, list] rows as a 2-D array and refuses it
+    table["applicable"] = table["applicable"].astype(bool) & ~nothing
+    table["crosses"] = pd.Series([[] if none else crossed for none, crossed in zip(nothing, table["crosses"])],
+                                 index=table.index, dtype=object)
     table["lowers_service"] = table["lowers_service"].astype(object).fillna(False).astype(bool)
     table["_rank"] = table["risk_adjusted_saving_usd"] + table["value_of_days_usd"]
     # a lever that lowers the service level comes after every plain saving, whatever it saves

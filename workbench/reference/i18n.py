@@ -517,7 +517,7 @@ def problem_zh(problem: str) -> str:
 CHOICE_LABELS = {
     "provider": {"median": ("median of the providers on record", "各供应商中位价")},
     "plan_kind": {"pretrain": ("pre-train from scratch", "从头预训练"),
-                  "open_weights": ("start from open weights (fine-tune and serve)", "基于开源权重（微调并上线）"),
+                  "open_weights": ("fine-tune open weights and serve", "基于开源权重（微调并上线）"),
                   "serve_only": ("serve an open model only", "只上线开源模型")},
     "pricing": {"on_demand": ("on-demand", "按量付费"), "reserved_1y": ("reserved, 1 year", "包年（1 年期）"),
                 "reserved_3y": ("reserved, 3 years", "包年（3 年期）"), "spot": ("spot (interruptible)", "抢占式（竞价，可能被回收）"),

@@ -104,6 +104,11 @@ WARNINGS = {
         "memory; buy at least checkpoint bytes / interval",
         "文件系统吞吐 {throughput:.3g} GB/s：一个异步检查点需 {drain_min:,.1f} 分钟才能写入文件系统，长于 "
         "{interval_min:,.1f} 分钟的间隔：检查点会在主机内存中堆积；请至少购买“检查点大小 / 间隔”的吞吐"),
+    "ew_short_team": (
+        "staff_months is empty: the team of {fte:g} is paid only for the training stages' {months:.2g} months; a "
+        "project team usually stays longer (data, evaluation, release): give staff_months the project's length",
+        "人员月数留空：{fte:g} 人的团队只按训练阶段的 {months:.2g} 个月计薪；项目团队通常在岗更久（数据、评测、发布）："
+        "请把人员月数设为项目周期"),
     "ew_serve_only_empty": (
         "plan_kind=serve_only with serving_months=0 costs nothing: give the months of serving",
         "计划类型为“只上线开源模型”而推理月数为 0，没有任何成本：请填写推理服务的月数"),

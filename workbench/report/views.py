@@ -40,6 +40,7 @@ def stage_category(est: Estimate, currency="USD", lang="en") -> pd.DataFrame:
 def split(est: Estimate, currency="USD", lang="en") -> pd.DataFrame:
     """Pre-training vs fine-tuning vs inference: ``group``, ``cost``, ``share``."""
     totals = est.totals("group")
+    totals = totals[totals > 0] if (totals > 0).any() else totals  # no pre-training slice in a plan without it
     total = totals.sum()
     share = totals.to_numpy() / total if total > 0 else np.zeros(len(totals))
     return pd.DataFrame({"group": [t(g, lang) for g in totals.index], "cost": totals.to_numpy() * rate(est, currency),
