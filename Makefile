@@ -5,7 +5,7 @@ VENV ?= .venv
 PYTHON ?= python3
 BIN = $(VENV)/bin
 
-.PHONY: app test install clean
+.PHONY: app test test-minimum install clean
 
 $(BIN)/.installed: pyproject.toml binder/jupyterhub/package-lock.json
 	$(PYTHON) -m venv $(VENV)
@@ -25,5 +25,14 @@ app: install
 test: install
 	$(BIN)/python -m pytest
 
+# the suite (without the browser, hub and load tests) on the lowest versions pyproject.toml declares (.ci/minimum.txt)
+MINIMUM_VENV ?= .venv-minimum
+test-minimum:
+	$(PYTHON) -m venv $(MINIMUM_VENV)
+	$(MINIMUM_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(MINIMUM_VENV)/bin/python -m pip install --quiet -c .ci/minimum.txt -e '.[test]'
+	$(MINIMUM_VENV)/bin/python -m pytest -n auto -p no:cacheprovider --ignore=tests/test_hub.py --ignore=tests/test_load.py \
+		--ignore=tests/test_app_browser.py --ignore=tests/test_app_lifecycle.py
+
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis dist build
+	rm -rf $(VENV) $(MINIMUM_VENV) .pytest_cache .hypothesis dist build

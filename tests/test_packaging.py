@@ -103,3 +103,17 @@ def test_a_wheel_builds_from_the_source_package(tmp_path):
     assert built.returncode == 0, built.stderr[-2000:]
     wheel = next((tmp_path / "dist").glob("workbench-*.whl"))
     assert "workbench/app_files/planner.ipynb" in zipfile.ZipFile(wheel).namelist()
+
+
+def test_the_minimum_versions_are_the_declared_floors():
+    """`make test-minimum` runs the suite on .ci/minimum.txt: each runtime dependency pinned to the minor release of
+    its floor in pyproject.toml, so that the floors stay what the suite has passed on (issue 27)."""
+    import re
+    import tomllib
+    declared = {}
+    for requirement in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]:
+        name, floor = re.fullmatch(r"([A-Za-z0-9_.-]+)>=([0-9.]+)", requirement.split(";")[0].strip()).groups()
+        declared[name.lower()] = floor
+    pinned = dict(re.findall(r"(?m)^([A-Za-z0-9_.-]+)==([0-9.]+)\.\*$", (ROOT / ".ci" / "minimum.txt").read_text()))
+    assert {k.lower(): v for k, v in pinned.items()} == {k: ".".join(v.split(".")[:2]) for k, v in declared.items()}
+    assert "test-minimum:" in (ROOT / "Makefile").read_text()

@@ -131,7 +131,9 @@ class Actuals:
     def by_tag(self, key: str) -> pd.Series:
         if key not in self.attribution_keys:
             raise ActualsError(f"{key!r} is not an attribution key; allowed: {', '.join(self.attribution_keys)}")
-        return self.rows.groupby(key)["cost_usd"].agg(math.fsum).sort_values(ascending=False)
+        # largest first; ties in reverse name order whatever the pandas (its default sort is not stable)
+        spend = self.rows.groupby(key)["cost_usd"].agg(math.fsum)
+        return spend.sort_index(ascending=False).sort_values(ascending=False, kind="stable")
 
     def by_charge_category(self) -> pd.Series:
         """Spend by FOCUS ChargeCategory [USD]: usage and purchases apart from credits, adjustments and tax (all
