@@ -79,3 +79,33 @@ def test_link_command_prints_binder_and_local_links():
     bad = subprocess.run([sys.executable, "-m", "workbench.cli", "link", "--params", "-1"], capture_output=True,
                          text=True, timeout=120)
     assert bad.returncode == 1 and bad.stderr.startswith("workbench: error: params=-1.0")
+
+
+def test_the_single_user_image_agrees_with_the_z2jh_values_and_binders_build():
+    """Issue 27: binder/jupyterhub/Dockerfile builds the image z2jh-values.yaml runs (no Docker engine here to build
+    it): the paths and variables the values name are the ones the image makes, and it builds what Binder's
+    postBuild builds (the pinned environment, the package, the offline bundle)."""
+    import re
+    import yaml
+    hub = ROOT / "binder" / "jupyterhub"
+    docker = (hub / "Dockerfile").read_text()
+    values = yaml.safe_load((hub / "z2jh-values.yaml").read_text())
+    steps = [line for line in docker.splitlines() if line and not line.startswith("#")]
+    assert steps[0].startswith("FROM quay.io/jupyter/base-notebook:python-3.11")  # Jupyter Docker Stacks, our floor
+    single = values["singleuser"]
+    env = dict(re.findall(r"(?m)^ENV (\w+)=(\S+)$", docker))
+    assert env["WORKBENCH_CACHE"] == single["extraEnv"]["WORKBENCH_CACHE"]
+    assert f"mkdir -p {env['WORKBENCH_CACHE']}" in docker
+    home = values["hub"]["config"]["Spawner"]["notebook_dir"]
+    assert f"COPY --chown=${{NB_UID}}:${{NB_GID}} . {home}" in docker and f"WORKDIR {home}" in docker
+    config = single["extraEnv"]["JUPYTER_CONFIG_PATH"]
+    assert config.startswith(home + "/") and (ROOT / config.removeprefix(home + "/") / "jupyter_config.json").is_file()
+    notebook = single["defaultUrl"].removeprefix("/voila/render/")
+    assert (ROOT / notebook).is_file()
+    assert f"-r {home}/binder/requirements.txt" in docker and f"--no-deps {home}" in docker
+    assert "python -m workbench.app.serve --build" in docker
+    post_build = (ROOT / "binder" / "postBuild").read_text()
+    assert "--no-deps ." in post_build and "python -m workbench.app.serve --build" in post_build
+    ignored = (hub / "Dockerfile.dockerignore").read_text().split()
+    assert {".venv", ".git", "binder/jupyterhub/node_modules"} <= set(ignored)
+    assert "docker build -f binder/jupyterhub/Dockerfile" in docker and single["image"]["name"]
