@@ -393,6 +393,12 @@ def test_every_line_non_negative_and_total_monotonic(kw, name, factor):
     if bigger <= kw[name]:
         return
     more = estimate(Scenario(**{**kw, name: bigger}))
+    if base.details["layout_fits"] and not more.details["layout_fits"]:
+        # the larger plan no longer fits in memory: it has no price (the app strikes its total through and says
+        # which field to change); its total is that of the least-memory layout, which may run faster than the
+        # layout the smaller plan fitted with (found by the suite on its floor's versions, 2026-12-05)
+        assert any(w.startswith("the model does not fit in memory") for w in more.warnings)
+        return
     assert more.total_cost_usd >= base.total_cost_usd
 
 

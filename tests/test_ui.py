@@ -276,3 +276,13 @@ def test_ab_differences_show_enough_digits_to_differ_and_an_empty_name_as_none()
     assert scenario_differences(Scenario(mfu=0.4), Scenario(mfu=0.40000001)) == [("MFU", "0.4", "0.40000001")]
     assert scenario_differences(Scenario(name="a"), Scenario()) == [("Scenario name", "a", "—")]
     assert scenario_differences(Scenario(), Scenario(mfu=0.3)) == [("MFU", "auto", "0.3")]
+
+
+def test_chinese_boxes_write_quantities_as_a_chinese_reader_types_them():
+    """In Chinese a box shows 700亿 and 2万亿 (no M/B, no thousands comma a field would refuse), and reads them back."""
+    p = Planner(lang="zh", currency="CNY")
+    assert p.controls["params"].text.value == "70亿" and p.controls["tokens"].text.value == "2万亿"
+    p.controls["params"].text.value = "700亿"
+    assert p.values["params"] == 7e10 and p.controls["params"].message.value == ""
+    p.language.value = "en"
+    assert p.controls["params"].text.value == "70B"

@@ -13,7 +13,6 @@ import numpy as np
 
 from ..reference import catalog, prices
 from ..report.views import format_quantity
-from ..reference.numbers import plain
 from ..report import views
 from ..reference.i18n import CHOICE_LABELS, CHOICES_OF, choice_label, t
 from ..plan.money import HOW_TO_WRITE, HOW_TO_WRITE_ZH, MoneyError, parse_money
@@ -157,13 +156,14 @@ class FieldControl:
         """A value of the field as its text box shows it: an amount in the display currency."""
         if self.money and self._in_yuan() and isinstance(value, (int, float)):
             value = value * float(self.cny_per_usd())
-            if self.lang == "zh":  # 2,130 万, as a Chinese reader writes an amount (and parse_money reads it back)
-                return plain(value, "zh", 6 if digits is None else digits)
+        if self.lang == "zh" and self.field.numeric and isinstance(value, (int, float)) and math.isfinite(value):
+            return zh_quantity(value, 6 if digits is None else digits)  # 2130万, as a Chinese reader types it
         return format_quantity(value) if digits is None else format_quantity(value, digits=digits)
 
     def refresh_currency(self):
-        """The display currency changed: the unit and the amount shown follow (a refused text stays as typed)."""
-        if not self.money:
+        """The language or the display currency changed: the unit and the value shown follow (700亿 / 70B; an
+        amount in yuan or dollars); a refused text stays as typed."""
+        if self.text is None:
             return
         self.relabel(self.lang)
         if not self.rejected:
@@ -278,3 +278,13 @@ class FieldControl:
     def _auto_clicked(self, _button):
         self.set_value(None)
         self._emit(None)
+
+
+def zh_quantity(value: float, digits: int = 6) -> str:
+    """A quantity as a Chinese reader types it, which the fields read back: ``2130万``, ``700亿``, ``2万亿``,
+    ``4096`` (no thousands separator: a field refuses commas)."""
+    size = abs(value)
+    for unit, scale in (("万亿", 1e12), ("亿", 1e8), ("万", 1e4)):
+        if size >= scale:
+            return f"{value / scale:.{digits}g}{unit}"
+    return f"{value:.{digits}g}"

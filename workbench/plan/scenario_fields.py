@@ -298,15 +298,18 @@ def fields_or_none() -> dict[str, Field] | None:
         return None
 
 
-_SUFFIXES = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12, "p": 1e15}
+# k, M, B/G, T, P, and the Chinese 万 (10^4), 亿 (10^8) and 万亿 (10^12) a Chinese reader writes
+_SUFFIXES = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12, "p": 1e15, "万": 1e4, "亿": 1e8, "万亿": 1e12}
 # ASCII digits only (Python's \d also takes Arabic-Indic and other digits); an exponent or a suffix, not both
-_QUANTITY = re.compile(r"^\s*([-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+))(?:(e[-+]?[0-9]+)|\s*([kmbgtp]?))\s*$", re.IGNORECASE)
+_QUANTITY = re.compile(r"^\s*([-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+))(?:(e[-+]?[0-9]+)|\s*(万亿|[kmbgtp万亿]?))\s*$",
+                       re.IGNORECASE)
 #: Why a comma is refused: "1,5T" is 1.5T in much of Europe and 15T with the comma read as a separator.
 COMMA_HINT = "write decimals with a point and no thousands separators (1.5T, 7500000 or 7.5M)"
 
 
 def parse_quantity(text: str) -> float:
-    """``'70B'`` -> 7e10, ``'2T'`` -> 2e12, ``'7e9'``, ``'4k'`` -> 4000 (k, M, B/G, T, P; any case).
+    """``'70B'`` -> 7e10, ``'2T'`` -> 2e12, ``'7e9'``, ``'4k'`` -> 4000 (k, M, B/G, T, P; any case), ``'700亿'`` -> 7e10
+    (万, 亿, 万亿).
 
     A comma is refused (:data:`COMMA_HINT`): it is a decimal mark in some locales and a thousands separator
     in others, and guessing wrong is a factor of ten or a thousand. Underscores group digits (``1_000``).
