@@ -173,7 +173,7 @@ def test_exports_are_offline_data_links(page, voila_url):
         with page.expect_download(timeout=TIMEOUT) as download:
             page.locator(f"a.wb-download[download='{name}']").click()
         assert download.value.suggested_filename == name
-        assert check(open(download.value.path(), encoding="utf-8").read())
+        assert check(open(download.value.path(), encoding="utf-8-sig").read())  # the CSV carries a BOM, for Excel
     # the workbook, made by the kernel when clicked (issue 31)
     with page.expect_download(timeout=TIMEOUT) as download:
         page.locator("a.wb-download[download='plan.xlsx']").click()
@@ -196,8 +196,9 @@ def test_link_command_opens_the_app_on_its_scenario(page, voila_url):
     local = next(line.split(":", 1)[1].strip() for line in result.stdout.splitlines() if line.startswith("Local:"))
     assert local.startswith(voila_url)
     open_app(page, local)
-    assert field(page, "params").locator("input[type=text]").input_value() == "34B"
-    assert field(page, "tokens").locator("input[type=text]").input_value() == "3T"
+    # in Chinese the boxes write 340亿 and 3万亿, as a Chinese reader types them
+    assert field(page, "params").locator("input[type=text]").input_value() == "340亿"
+    assert field(page, "tokens").locator("input[type=text]").input_value() == "3万亿"
     assert field(page, "pricing").locator("select").input_value() == "包年（1 年期）"  # reserved_1y, labelled in Chinese
     assert "总成本" in page.inner_text(".wb-headline")
 
