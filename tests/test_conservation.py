@@ -273,6 +273,23 @@ def test_of_scenario_total_and_beyond_is_the_estimate(params, serving, staff_mon
         workbench.estimate(s).total_cost_usd, rel=1e-9)
 
 
+@pytest.mark.parametrize("kind", ["open_weights", "serve_only"])
+@pytest.mark.parametrize("pricing, gpu", [("reserved_1y", "H100"), ("reserved_3y", "H100"), ("self_hosted", "B200"),
+                                          ("on_demand", "H100")])
+def test_a_plan_without_pretraining_pays_its_idle_commitment_in_the_estimate_as_in_its_months(kind, pricing, gpu):
+    """From the second attack: a fine-tune on a reserved or owned cluster left the cluster's idle term out of the
+    estimate (its line stood in the pre-training stage, which such a plan has not), while its months paid it:
+    2,333,987 USD planned against 924,148 estimated. The idle term now stands in its fine-tuning stage."""
+    s = workbench.Scenario(plan_kind=kind, params=13e9, n_gpus=64, pricing=pricing, gpu=gpu, serving_months=6,
+                           staff_months=0.2)  # a plan that serves only pays no project team, in its months neither
+    est = workbench.estimate(s)
+    tl = timeline.evaluate(pg.of_scenario(s))
+    cleaning = tl.lines.loc[tl.lines["category"] == "data_processing", "cost_usd"].sum()
+    assert tl.total_cost_usd + tl.beyond_horizon_usd - cleaning == pytest.approx(est.total_cost_usd, rel=1e-9)
+    idle = est.lines.loc[est.lines["item"] == "idle committed capacity", "cost_usd"].sum()
+    assert (idle > 0) == (pricing != "on_demand"), idle
+
+
 @pytest.mark.parametrize("tokens, serving_staff", [(1.7e12, 1.0), (2e12, 1.0), (2e12, 3.0)])
 def test_a_run_longer_than_the_longest_horizon_with_serving_is_planned_not_crashed(tokens, serving_staff):
     """From the attack: pre-training of 120 months and more (70B on 8 GPUs) with serving left the serving team no

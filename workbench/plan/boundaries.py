@@ -155,7 +155,9 @@ def _reserved_warnings(scenario, f, share_max: float, why: str) -> list[str]:
         if idle > share_max * (idle + gpus * hours):
             price = float(np.ravel(f["stage_price"][group])[0])
             term_days = RESERVED_YEARS[mode] * 365.25 * math.ceil(hours / (RESERVED_YEARS[mode] * HOURS_PER_YEAR) - 1e-9)
-            out.append(Message("ew_reserved_idle", field=field, value=getattr(scenario, field), group=group, gpus=gpus,
+            # a plan that does not pre-train holds its cluster for its fine-tuning: named so
+            shown = "post_training" if group == "pretrain" and scenario.plan_kind != "pretrain" else group
+            out.append(Message("ew_reserved_idle", field=field, value=getattr(scenario, field), group=shown, gpus=gpus,
                                days=hours / 24, term_days=term_days, idle_gpu_hours=idle, idle_usd=idle * price,
                                source=why))
     return out

@@ -113,10 +113,19 @@ def commitment_lines(x, f) -> list[Line]:
     """What a reservation or owned hardware costs while the plan does not use it: the rest of the term (a year or
     three; owned GPUs' useful life) at the price of the hours used, less what other work absorbs."""
     out = []
+    # a plan that does not pre-train still commits its cluster: the cluster's idle hours stand in its fine-tuning
+    # stage (the pre-training stage's lines are nought for it), priced as the cluster is bought
+    fine_tunes_only = np.asarray(x["plan_kind"], dtype=object) != "pretrain"
+    cluster_too = fine_tunes_only & (f["stage_mode"]["post_training"] == f["stage_mode"]["pretrain"])
     for group, stage, item in COMMITMENTS:
         idle = f["idle_committed_gpu_hours"][group]
         price = f["stage_price"][group]
         mode = f["stage_mode"][group]
+        if group == "post_training" and np.any(fine_tunes_only):
+            idle = idle + np.where(fine_tunes_only, f["idle_committed_gpu_hours"]["pretrain"], 0.0)
+            price = np.where(cluster_too, f["stage_price"]["pretrain"], price)
+            mode = np.where(cluster_too, f["stage_mode"]["pretrain"], mode)
+            mode = mode.item() if np.ndim(mode) == 0 else mode
         out.append(Line(stage, "compute", item, idle, "GPU-h", price, "fixed",
                         "GPUs x (whole terms - hours used) x (1 - commitment_other_use_share); term: 1 or 3 years "
                         "reserved, useful_life_years owned",

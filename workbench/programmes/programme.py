@@ -732,7 +732,7 @@ def of_scenario(scenario: Scenario, name: str = "scenario") -> Programme:
     # long enough to hold the whole estimate: the run and what follows it, and the staff however long they stay
     horizon = int(min(MAX_MONTHS, max(run_months + math.ceil(after), math.ceil(staff_months))))
     staff = ()
-    if scenario.staff_fte > 0 and staff_months > 0:
+    if scenario.staff_fte > 0 and staff_months > 0 and scenario.plan_kind != "serve_only":  # a plan that serves only pays no project team
         # the estimate's FTE-months over whole months: a fraction of a month is paid as that share of the team
         months = int(min(horizon, max(1, math.ceil(staff_months))))
         staff = (Staff(name="team", fte=float(scenario.staff_fte) * float(staff_months) / months,
