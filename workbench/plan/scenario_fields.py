@@ -340,7 +340,9 @@ def _check_number(f: Field, value, label: str):
             raise f.error(value, "is not a number", label) from None
         if not math.isfinite(parsed):  # digits such as 1e400: a number, only too large for a float
             raise f.error(value, "is out of range", label)
-        value = parsed
+        # a whole number typed with a unit: 1.001万 is 10010, not 1.001 x 10^4's 10009.999999999998 (other
+        # fields keep every digit, so that a link's value reads back exactly)
+        value = float(f"{parsed:.12g}") if f.type == "int" else parsed
     try:
         number = float(value)
     except OverflowError:
