@@ -470,3 +470,18 @@ def test_no_idle_reservation_warning_when_other_work_fills_the_term():
     filled = estimate(params=1e9, n_gpus=8, tokens=20e9, pricing="reserved_3y", commitment_other_use_share=1.0)
     assert not [w for w in filled.warnings if "paid idle" in w]
     assert [w for w in estimate(params=1e9, n_gpus=8, tokens=20e9, pricing="reserved_3y").warnings if "paid idle" in w]
+
+
+def test_a_team_paid_for_a_year_is_spent_over_the_year_not_in_the_gpus_days():
+    """From the finance lead's second session: a fine-tune of 0.8 days with staff months 12 put the year's pay on
+    its first day, and the alert lines with it (30 % and 50 % on day 0.4 and 0.7). The team is spent over its
+    months; the burn still ends at the total."""
+    est = workbench.estimate(workbench.Scenario(plan_kind="open_weights", params=70e9, serving_months=12,
+                                                staff_months=12, budget_usd=30e6 / 7.1))
+    burn = budget.burn(est)
+    assert burn["spent_usd"].iloc[-1] == pytest.approx(est.total_cost_usd, rel=1e-12)
+    alerts = budget.crossings(est, table=burn).set_index("alert_percent")
+    assert alerts.loc[30.0, "day"] > 10 and alerts.loc[50.0, "day"] > 100
+    team = est.lines.loc[est.lines["item"] == "project team", "cost_usd"].sum()
+    month_one = np.interp(365.25 / 12, burn["day"], burn["spent_usd"])
+    assert month_one < est.total_cost_usd - team * 10 / 12  # at most about a month of the team's pay in month one

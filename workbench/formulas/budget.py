@@ -3,8 +3,9 @@
 Timeline: the training stages run one after another on the same cluster (pre-training, then SFT, then
 preference tuning), evaluation runs alongside them, and serving follows for ``serving_months``. Each
 cost line is spent evenly over its stage's window, except annotation, which is bought from day 0 until
-its stage ends (labelling runs alongside pre-training, as Llama 2's weekly batches did); storage, network, staff and redundancy follow their
-stage too (a planning simplification: retention costs are committed when the run writes the data).
+its stage ends (labelling runs alongside pre-training, as Llama 2's weekly batches did), and the project team, paid
+over its staff months from day 0 when they outlast the stages; storage, network, other staff and redundancy follow
+their stage too (a planning simplification: retention costs are committed when the run writes the data).
 The cumulative spend is then piecewise linear, so crossings are exact, not sampled.
 """
 from __future__ import annotations
@@ -32,12 +33,16 @@ def _share(part, whole):
     return float(part / whole) if whole > 0 else 0.5
 
 
-def _spent(lines: pd.DataFrame, windows, days: np.ndarray) -> np.ndarray:
+def _spent(lines: pd.DataFrame, windows, days: np.ndarray, staff_days: float = 0.0) -> np.ndarray:
     spent = np.zeros_like(days, dtype=float)
-    for (stage, category), cost in lines.groupby(["stage", "category"])["cost_usd"].sum().items():
+    for (stage, category, item), cost in lines.groupby(["stage", "category", "item"])["cost_usd"].sum().items():
         start, end = windows[stage]
         if category == "annotation":  # labels are bought while the model pre-trains
             start = 0.0
+        elif item == "project team" and staff_days > end:
+            # the team is paid month by month for its staff months, not all in the GPUs' days (a fine-tune of
+            # hours with a year's team put a year's pay, and the alert lines, on its first day)
+            start, end = 0.0, staff_days
         if end > start:
             spent += cost * np.clip((days - start) / (end - start), 0.0, 1.0)
         else:
@@ -54,10 +59,11 @@ def burn(est, budget_usd=None, points: int = 101) -> pd.DataFrame:
         raise ValueError("budget: burn() takes a single-scenario estimate")
     budget = _budget(est, budget_usd)
     windows = stage_windows(est)
-    end = max(w[1] for w in windows.values())
-    breakpoints = {w for pair in windows.values() for w in pair}
+    staff_days = float(est.details.get("staff_months", 0.0) or 0.0) * DAYS_PER_MONTH
+    end = max(max(w[1] for w in windows.values()), staff_days)
+    breakpoints = {w for pair in windows.values() for w in pair} | {staff_days}
     days = np.unique(np.concatenate([np.linspace(0.0, end, points), sorted(breakpoints)]))
-    spent = _spent(est.lines, windows, days)
+    spent = _spent(est.lines, windows, days, staff_days)
     return pd.DataFrame({"day": days, "spent_usd": spent, "remaining_usd": budget - spent,
                          "spent_share": spent / budget if budget > 0 else np.zeros_like(spent)})  # a plan of 0
 
