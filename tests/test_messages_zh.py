@@ -201,3 +201,15 @@ def test_why_a_lever_does_not_apply_reads_in_chinese_whatever_the_string_type():
         for text in texts:
             assert re.findall(r"[A-Za-z]{2,}(?: [A-Za-z]{2,}){2,}", text) == [], text
         assert any("没有 MI300X 的价格记录" in text for text in texts), texts
+
+
+def test_a_month_typed_the_chinese_way_is_a_month():
+    """From the finance lead's second session: 2025年3月 was refused in the bill's start box and the programme's
+    start; it reads as 2025-03 there, as 2025.3 and 2025/03 do."""
+    from workbench.programmes import programme_presets
+    from workbench.programmes.programme import Programme
+    from workbench.reference.i18n import calendar_month
+    assert [calendar_month(v) for v in ("2025年3月", "2025 年 3 月", "2025.3", "2025/03", "2025-3")] == ["2025-03"] * 5
+    assert calendar_month("2025-13") == "2025-13" and calendar_month("soon") == "soon"
+    plan = programme_presets.preset("assistant-7b").to_dict()
+    assert Programme.from_dict({**plan, "start": "2027年3月"}).start == "2027-03"

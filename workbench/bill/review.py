@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .actuals import UNATTRIBUTED, Actuals
-from ..reference.i18n import month_text, t
+from ..reference.i18n import calendar_month, month_text, t
 from ..reference.numbers import money as amount_text
 from ..plan.scenario_fields import excerpt
 from ..programmes.timeline import UNTAGGED, Timeline
@@ -151,6 +151,7 @@ def compare(bill: Actuals, plan, start: str | None = None, budget_usd: float | N
     budget_usd = None if budget_usd is None else float(budget_usd)
     months = sorted(rows["month"].unique())
     horizon = plan.programme.horizon_months
+    start = calendar_month(start)  # 2025年3月 and 2025.3 read as 2025-03
     if start is not None and not (isinstance(start, str) and re.fullmatch(r"(19[7-9][0-9]|2[0-9]{3})-(0[1-9]|1[0-2])",
                                                                           start)
                                   and pd.Period(start, "M") + (horizon - 1) <= pd.Period("2999-12", "M")):

@@ -26,6 +26,7 @@ from pathlib import Path
 from ..formulas import hidden
 from ..plan.money import HOW_TO_WRITE, HOW_TO_WRITE_ZH, MoneyError, parse_money
 from ..plan.scenario import MAX_JSON_CHARS, Scenario, ScenarioError, excerpt, fields
+from ..reference.i18n import calendar_month
 
 SCHEMA_VERSION = 1
 TRAINING_STAGES = ("pretrain", "sft", "preference", "evaluation")
@@ -469,7 +470,7 @@ def _checked(p: Programme) -> Programme:
                              f"serve more than {MAX_VERSION_MONTHS:,} version-months (cycles x months each release is "
                              "served, over the workstreams)", "fewer cycles, or each release served fewer months",
                              f"轮数 × 每个版本在线月数（所有工作流合计）至多 {MAX_VERSION_MONTHS:,}")
-    start = p.start
+    start = calendar_month(p.start)  # 2027年3月 and 2027.3 read as 2027-03
     if start is not None:
         if not (isinstance(start, str) and _START.fullmatch(start.strip())):
             raise ProgrammeError(where, "start", start, "is not a calendar month",

@@ -646,3 +646,14 @@ def day_text(day, lang: str = "en") -> str:
     if not match:
         return str(day)
     return f"{match[1]} 年 {int(match[2])} 月 {int(match[3])} 日" if lang == "zh" else match[0]
+
+
+def calendar_month(text):
+    """A calendar month as people type it, as ``YYYY-MM``: ``2025-03``, ``2025-3``, ``2025年3月``, ``2025 年 3 月``,
+    ``2025.3``, ``2025/03``; anything else is returned as it is (for its field to refuse)."""
+    if not isinstance(text, str):
+        return text
+    match = re.fullmatch(r"\s*(\d{4})\s*(?:-|/|\.|年)\s*(\d{1,2})\s*月?\s*", text)
+    if not match or not 1 <= int(match[2]) <= 12:
+        return text
+    return f"{match[1]}-{int(match[2]):02d}"
