@@ -42,7 +42,7 @@ COLUMNS = ("lever", "name", "name_zh", "changes", "applicable", "saving_usd", "r
 
 
 #: The conditions ``applies_when`` may name (see :func:`_conditions`).
-CONDITIONS = ("cloud", "not_spot", "on_demand", "not_reserved", "has_fp8", "not_fp8", "serving", "fixed", "serving_bf16",
+CONDITIONS = ("pretrains", "cloud", "not_spot", "on_demand", "not_reserved", "has_fp8", "not_fp8", "serving", "fixed", "serving_bf16",
               "no_prefix_cache", "checkpoint_interval_hours", "catalogue_price", "experiments", "experiments_not_spot",
               "logs_above_sampled", "above_average", "checkpoints_above", "preference_labels", "full_sft", "committed")
 
@@ -85,6 +85,7 @@ def _conditions(scenario: Scenario) -> dict:
     experiment_mode = scenario.pricing if scenario.experiment_pricing == "same" else scenario.experiment_pricing
     has_fp8 = np.isfinite(float(catalog.peak_flops_per_s(scenario.gpu, "fp8")))
     return {
+        "pretrains": (scenario.plan_kind == "pretrain", Message("wn_no_pretraining")),
         "cloud": (scenario.pricing != "self_hosted", Message("wn_self_hosted")),
         "not_spot": (scenario.pricing != "spot", Message("wn_spot_already")),
         "on_demand": (scenario.pricing == "on_demand", Message("wn_not_on_demand", mode=scenario.pricing)),

@@ -160,6 +160,8 @@ WARNINGS = {
 
 #: Why a lever does not apply to a plan (workbench.programmes.levers): code -> (English, Chinese).
 WHY_NOT = {
+    "wn_no_pretraining": ("the plan does not pre-train: this changes the pre-training run",
+                          "本方案没有预训练：此措施只改变预训练"),
     "wn_self_hosted": ("the cluster is self-hosted", "集群为自建"),
     "wn_spot_already": ("pricing is already spot", "已在使用竞价实例"),
     "wn_not_on_demand": ("the cluster is bought {mode!m}, not on demand", "集群以“{mode!m}”方式购买，不是按需"),
