@@ -157,7 +157,8 @@ class FieldControl:
         if self.money and self._in_yuan() and isinstance(value, (int, float)):
             value = value * float(self.cny_per_usd())
         if self.lang == "zh" and self.field.numeric and isinstance(value, (int, float)) and math.isfinite(value):
-            return zh_quantity(value, 6 if digits is None else digits)  # 2130万, as a Chinese reader types it
+            # 2130万, as a Chinese reader types it; an amount with more digits, so that re-entering it keeps it
+            return zh_quantity(value, (9 if self.money else 6) if digits is None else digits)
         return format_quantity(value) if digits is None else format_quantity(value, digits=digits)
 
     def refresh_currency(self):
@@ -282,9 +283,10 @@ class FieldControl:
 
 def zh_quantity(value: float, digits: int = 6) -> str:
     """A quantity as a Chinese reader types it, which the fields read back: ``2130万``, ``700亿``, ``2万亿``,
-    ``4096`` (no thousands separator: a field refuses commas)."""
-    size = abs(value)
+    ``4096``, ``0.00001`` (no thousands separator: a field refuses commas; no exponent)."""
+    rounded = float(f"{value:.{digits}g}")
+    size = abs(rounded)
     for unit, scale in (("万亿", 1e12), ("亿", 1e8), ("万", 1e4)):
         if size >= scale:
-            return f"{value / scale:.{digits}g}{unit}"
-    return f"{value:.{digits}g}"
+            return np.format_float_positional(float(f"{rounded / scale:.{digits}g}"), trim="-") + unit
+    return np.format_float_positional(rounded, trim="-")

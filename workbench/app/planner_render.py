@@ -19,6 +19,7 @@ from ..reference.i18n import t, with_glossary
 from ..reference.numbers import money, plain
 from .app_controls import GROUP_LABELS
 from .app_style import label_upload
+from ..report.charts import currency_label
 from .downloads import XLSX_MIME
 from ..plan.presets import presets
 
@@ -211,8 +212,8 @@ class PlannerRendering:
         notes = est.warnings
         self._show_boundaries()
         self.notes.value = ("<div class='wb-notes'><b>" + html.escape(t("warnings", lang)) + ("：</b>" if zh else ":</b> ")
-                            + " ".join(html.escape(views.warning_text(n, lang, self.currency, views.rate(est, self.currency)))
-                                       for n in notes) + "</div>") if notes else ""
+                            + "<br>".join(html.escape(views.warning_text(n, lang, self.currency, views.rate(est, self.currency)))
+                                          for n in notes) + "</div>") if notes else ""  # one warning a line
 
     def _main_costs(self) -> str:
         """The three largest categories with their share of the total: what a finance reader asks first."""
@@ -314,7 +315,8 @@ class PlannerRendering:
         e = html.escape
         lang = self.lang
         head = [t("stage", lang), t("category", lang), t("item", lang), t("quantity", lang),
-                f"{t('unit_cost', lang)} [{self.currency}]", f"{t('cost', lang)} [{self.currency}]", t("type", lang),
+                f"{t('unit_cost', lang)} [{currency_label(self.currency, lang)}]",
+                f"{t('cost', lang)} [{currency_label(self.currency, lang)}]", t("type", lang),
                 t("formula_source", lang)]
         rows = []
         for r in table.to_dict("records"):

@@ -275,6 +275,10 @@ class Planner(PlannerRendering):
 
     def _field_changed(self, name, value):
         self.values[name] = value
+        if name == "cny_per_usd" and self.currency == "CNY":  # amounts shown in yuan follow the new rate
+            for control in self.controls.values():
+                if control.money:
+                    control.refresh_currency()
         self.recompute(changed=name)
 
     @_safe

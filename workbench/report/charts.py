@@ -31,6 +31,11 @@ _WAN_YI = ("abs(datum.value) >= 1e12 ? format(datum.value / 1e12, ',.4~r') + ' �
            ": format(datum.value, ',.4~r')")
 
 
+def currency_label(currency: str, lang: str = "en") -> str:
+    """The currency in an axis title: ``CNY``, ``USD``; ``元``, ``美元`` for a Chinese reader."""
+    return {"CNY": "元", "USD": "美元"}.get(currency, currency) if lang == "zh" else currency
+
+
 def amount_labels(lang: str = "en") -> str:
     """A Vega label expression for amounts and sizes: ``1.5M``, ``2B`` in English; ``150 万``, ``20 亿`` in Chinese."""
     return _WAN_YI if lang == "zh" else _BILLIONS
@@ -55,11 +60,11 @@ def cost_by_stage(frame: pd.DataFrame, *, title="Cost by stage and category", st
     colours = [CATEGORY_COLOURS[i] for i in sorted(frame["category_order"].unique())]
     return alt.Chart(_source(frame, "frame"), title=title, width=WIDTH, height=220).mark_bar().encode(
         y=alt.Y("stage:N", title=stage_title, sort=alt.EncodingSortField("stage_order", op="min")),
-        x=alt.X("sum(cost):Q", title=f"{cost_title} [{currency}]", axis=alt.Axis(labelExpr=amount_labels(lang))),
+        x=alt.X("sum(cost):Q", title=f"{cost_title} [{currency_label(currency, lang)}]", axis=alt.Axis(labelExpr=amount_labels(lang))),
         color=alt.Color("category:N", title=category_title, scale=alt.Scale(domain=categories, range=colours)),
         order=alt.Order("category_order:Q"),
         tooltip=[alt.Tooltip("stage:N", title=stage_title), alt.Tooltip("category:N", title=category_title),
-                 alt.Tooltip("cost:Q", title=f"{cost_title} [{currency}]", format=",.0f")],
+                 alt.Tooltip("cost:Q", title=f"{cost_title} [{currency_label(currency, lang)}]", format=",.0f")],
     )
 
 
@@ -70,7 +75,7 @@ def tornado(frame: pd.DataFrame, *, title="Sensitivity", input_title="Input", ch
     order and ``value_text`` (the value as a reader writes it, with its unit)."""
     base = alt.Chart(_source(frame, "frame"), title=title, width=WIDTH, height=max(120, 24 * frame["input"].nunique()))
     y = alt.Y("input:N", title=input_title, sort=alt.EncodingSortField("order", op="min"))
-    x = alt.X("delta:Q", title=f"{change_title} [{currency}]", axis=alt.Axis(labelExpr=amount_labels(lang)))
+    x = alt.X("delta:Q", title=f"{change_title} [{currency_label(currency, lang)}]", axis=alt.Axis(labelExpr=amount_labels(lang)))
     # a label sits beyond its bar's end, or inside it (in white) when the bar is longer than half the longest:
     # outside, the longest bars' labels ran over the input names on the left and the legend on the right
     inside = "(abs(datum.delta) > 0.5 * datum.longest)"
@@ -105,10 +110,10 @@ def levers(frame: pd.DataFrame, *, title="Levers: saving if nothing goes wrong, 
                      height=max(120, 30 * frame["lever"].nunique())).mark_bar().encode(
         y=alt.Y("lever:N", title=lever_title, sort=alt.EncodingSortField("order", op="min")),
         yOffset=alt.YOffset("kind:N", sort=kinds),
-        x=alt.X("usd:Q", title=f"{saving_title} [{currency}]", axis=alt.Axis(labelExpr=amount_labels(lang))),
+        x=alt.X("usd:Q", title=f"{saving_title} [{currency_label(currency, lang)}]", axis=alt.Axis(labelExpr=amount_labels(lang))),
         color=alt.Color("kind:N", title="", sort=kinds, scale=alt.Scale(domain=kinds, range=["#9ecae9", "#4c78a8"])),
         tooltip=[alt.Tooltip("lever:N", title=lever_title), alt.Tooltip("kind:N", title=""),
-                 alt.Tooltip("usd:Q", title=f"{saving_title} [{currency}]", format=",.0f")],
+                 alt.Tooltip("usd:Q", title=f"{saving_title} [{currency_label(currency, lang)}]", format=",.0f")],
     )
 
 
@@ -136,9 +141,9 @@ def burn_down(burn: pd.DataFrame, alerts: pd.DataFrame, *, title="Planned spend"
             else alt.Tooltip("day:Q", title=day_title, format=",.1f"))
     line = alt.Chart(_source(burn, "burn")).mark_line(color="#4c78a8").encode(
         x=alt.X("day:Q", title=day_title),
-        y=alt.Y("spent:Q", title=f"{spent_title} [{currency}]", axis=alt.Axis(labelExpr=amount_labels(lang))),
+        y=alt.Y("spent:Q", title=f"{spent_title} [{currency_label(currency, lang)}]", axis=alt.Axis(labelExpr=amount_labels(lang))),
         tooltip=[alt.Tooltip("day:Q", title=day_title, format=",.1f"),
-                 alt.Tooltip("spent:Q", title=f"{spent_title} [{currency}]", format=",.0f")],
+                 alt.Tooltip("spent:Q", title=f"{spent_title} [{currency_label(currency, lang)}]", format=",.0f")],
     )
     # the alert lines are named in a legend: labels on the chart overlap where two lines are close
     names = list(pd.unique(alerts["label"]))
@@ -162,10 +167,10 @@ def cost_vs_size(curve: pd.DataFrame, current: pd.DataFrame, *, title="Cost agai
     """Total cost against parameter count at compute-optimal tokens (log-log), the current plan marked.
     Frames: curve (params, tokens, cost); current (params, tokens, cost, label)."""
     tooltip = [alt.Tooltip("params:Q", title=params_title, format=".3~g"), alt.Tooltip("tokens:Q", title="tokens", format=".3~g"),
-               alt.Tooltip("cost:Q", title=f"{cost_title} [{currency}]", format=",.0f")]
+               alt.Tooltip("cost:Q", title=f"{cost_title} [{currency_label(currency, lang)}]", format=",.0f")]
     line = alt.Chart(_source(curve, "curve")).mark_line(color="#4c78a8", point=True).encode(
         x=alt.X("params:Q", title=params_title, scale=alt.Scale(type="log"), axis=alt.Axis(labelExpr=_log_labels("1", amount_labels(lang)))),
-        y=alt.Y("cost:Q", title=f"{cost_title} [{currency}]", scale=alt.Scale(type="log"),
+        y=alt.Y("cost:Q", title=f"{cost_title} [{currency_label(currency, lang)}]", scale=alt.Scale(type="log"),
                 axis=alt.Axis(labelExpr=_log_labels("125", amount_labels(lang)))),
         tooltip=tooltip)
     plan = alt.Chart(_source(current, "current")).mark_point(color="#e45756", filled=True, size=120, shape="diamond").encode(
@@ -180,10 +185,10 @@ def compare(frame: pd.DataFrame, *, title="Scenario A against B", category_title
     return alt.Chart(_source(frame, "frame"), title=title, width=WIDTH, height=220).mark_bar().encode(
         y=alt.Y("category:N", title=category_title, sort=None),
         yOffset=alt.YOffset("scenario:N"),
-        x=alt.X("cost:Q", title=f"{cost_title} [{currency}]", axis=alt.Axis(labelExpr=amount_labels(lang))),
+        x=alt.X("cost:Q", title=f"{cost_title} [{currency_label(currency, lang)}]", axis=alt.Axis(labelExpr=amount_labels(lang))),
         color=alt.Color("scenario:N", title=scenario_title, scale=alt.Scale(range=["#bab0ac", "#4c78a8"])),
         tooltip=[alt.Tooltip("category:N", title=category_title), alt.Tooltip("scenario:N", title=scenario_title),
-                 alt.Tooltip("cost:Q", title=f"{cost_title} [{currency}]", format=",.0f")],
+                 alt.Tooltip("cost:Q", title=f"{cost_title} [{currency_label(currency, lang)}]", format=",.0f")],
     )
 
 
@@ -238,7 +243,7 @@ def cost_range(bins: pd.DataFrame, markers: pd.DataFrame, *, title="Range of tot
     """Histogram of sampled total costs with P10 / P50 / P90 rules. Frames: bins (low, high, share);
     markers (label, cost)."""
     bars = alt.Chart(_source(bins, "bins")).mark_bar(color="#9ecae9").encode(
-        x=alt.X("low:Q", title=f"{cost_title} [{currency}]", axis=alt.Axis(labelExpr=amount_labels(lang))), x2="high:Q",
+        x=alt.X("low:Q", title=f"{cost_title} [{currency_label(currency, lang)}]", axis=alt.Axis(labelExpr=amount_labels(lang))), x2="high:Q",
         y=alt.Y("share:Q", title=share_title, axis=alt.Axis(format="%")), y2=alt.datum(0),
         tooltip=[alt.Tooltip("low:Q", title="from", format=",.0f"), alt.Tooltip("high:Q", title="to", format=",.0f"),
                  alt.Tooltip("share:Q", title=share_title, format=".1%")])

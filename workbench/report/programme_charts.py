@@ -8,7 +8,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from .charts import CATEGORY_COLOURS, WIDTH, _source, amount_labels
+from .charts import CATEGORY_COLOURS, WIDTH, _source, amount_labels, currency_label
 
 #: The engine's category colours, then data processing, debug environments and security.
 COLOURS = [*CATEGORY_COLOURS, "#79706e", "#d67195", "#17becf"]
@@ -38,10 +38,10 @@ def monthly_costs(frame: pd.DataFrame, *, title="Cost per month", month_title="M
     category_order."""
     return alt.Chart(_source(frame, "frame"), title=title, width=WIDTH, height=240).mark_bar().encode(
         x=alt.X("month_label:O", title=month_title, axis=_month_axis(lang)),
-        y=alt.Y("sum(cost):Q", title=f"{cost_title} [{currency}]", axis=alt.Axis(labelExpr=amount_labels(lang))),
+        y=alt.Y("sum(cost):Q", title=f"{cost_title} [{currency_label(currency, lang)}]", axis=alt.Axis(labelExpr=amount_labels(lang))),
         color=_colour(frame, category_title), order=alt.Order("category_order:Q"),
         tooltip=[alt.Tooltip("month_label:O", title=month_title), alt.Tooltip("category:N", title=category_title),
-                 alt.Tooltip("cost:Q", title=f"{cost_title} [{currency}]", format=",.0f")],
+                 alt.Tooltip("cost:Q", title=f"{cost_title} [{currency_label(currency, lang)}]", format=",.0f")],
     )
 
 
@@ -66,9 +66,9 @@ def budget_lines(spend: pd.DataFrame, lines: pd.DataFrame, *, title="Cumulative 
         only = alt.datum.resource == resource
         x = alt.X("month_label:O", title=month_title, scale=alt.Scale(domain=months), axis=_month_axis(lang))
         line = alt.Chart(_source(spend, "spend")).transform_filter(only).mark_line(point=True, color="#4c78a8").encode(
-            x=x, y=alt.Y("spent:Q", title=f"{spent_title} [{currency}]", axis=alt.Axis(labelExpr=amount_labels(lang))),
+            x=x, y=alt.Y("spent:Q", title=f"{spent_title} [{currency_label(currency, lang)}]", axis=alt.Axis(labelExpr=amount_labels(lang))),
             tooltip=[alt.Tooltip("month_label:O", title=month_title),
-                     alt.Tooltip("spent:Q", title=f"{spent_title} [{currency}]", format=",.0f")])
+                     alt.Tooltip("spent:Q", title=f"{spent_title} [{currency_label(currency, lang)}]", format=",.0f")])
         tips = [alt.Tooltip("label:N", title=line_title), alt.Tooltip("threshold:Q", title=currency, format=",.0f"),
                 alt.Tooltip("month_label:N", title=crossed_title)]
         rules = alt.Chart(_source(lines, "lines")).transform_filter(only).mark_rule(strokeDash=[4, 3]).encode(
@@ -87,10 +87,10 @@ def attribution(frame: pd.DataFrame, *, title="Cost by tag", value_title="Tag va
     return alt.Chart(_source(frame, "frame"), title=title, width=WIDTH,
                      height=max(80, 26 * frame["value"].nunique())).mark_bar().encode(
         y=alt.Y("value:N", title=value_title, sort=alt.EncodingSortField("cost", op="sum", order="descending")),
-        x=alt.X("sum(cost):Q", title=f"{cost_title} [{currency}]", axis=alt.Axis(labelExpr=amount_labels(lang))),
+        x=alt.X("sum(cost):Q", title=f"{cost_title} [{currency_label(currency, lang)}]", axis=alt.Axis(labelExpr=amount_labels(lang))),
         color=_colour(frame, category_title), order=alt.Order("category_order:Q"),
         tooltip=[alt.Tooltip("value:N", title=value_title), alt.Tooltip("category:N", title=category_title),
-                 alt.Tooltip("cost:Q", title=f"{cost_title} [{currency}]", format=",.0f")],
+                 alt.Tooltip("cost:Q", title=f"{cost_title} [{currency_label(currency, lang)}]", format=",.0f")],
     )
 
 
@@ -120,13 +120,13 @@ def plan_vs_actual(spend: pd.DataFrame, lines: pd.DataFrame, *, title="Billed sp
         only = alt.datum.resource == resource
         line = alt.Chart(_source(spend, "spend")).transform_filter(only).mark_line(point=True).encode(
             x=alt.X("month:O", title=month_title, axis=_month_axis(lang)),
-            y=alt.Y("cost:Q", title=f"{cost_title} [{currency}]", axis=alt.Axis(labelExpr=amount_labels(lang))),
+            y=alt.Y("cost:Q", title=f"{cost_title} [{currency_label(currency, lang)}]", axis=alt.Axis(labelExpr=amount_labels(lang))),
             color=alt.Color("series:N", title="", sort=alt.EncodingSortField("series_order"),
                             scale=alt.Scale(range=["#9d9d9d", "#4c78a8"])),
             strokeDash=alt.StrokeDash("series:N", sort=alt.EncodingSortField("series_order"), legend=None,
                                       scale=alt.Scale(range=[[4, 3], [1, 0]])),
             tooltip=[alt.Tooltip("month:O", title=month_title), alt.Tooltip("series:N", title=""),
-                     alt.Tooltip("cost:Q", title=f"{cost_title} [{currency}]", format=",.0f")])
+                     alt.Tooltip("cost:Q", title=f"{cost_title} [{currency_label(currency, lang)}]", format=",.0f")])
         rules = alt.Chart(_source(lines, "lines")).transform_filter(only).mark_rule(
             strokeDash=[4, 3], color="#e45756").encode(
             y="threshold:Q", tooltip=[alt.Tooltip("label:N", title=""),
@@ -144,12 +144,12 @@ def own_or_rent(frame: pd.DataFrame, *, title="Owning the fleet or renting its h
     they cross, owning has paid for itself. Frame: fleet, month, option, cost."""
     return alt.Chart(_source(frame, "frame"), title=title, width=WIDTH, height=220).mark_line(point=True).encode(
         x=alt.X("month:Q", title=month_title, axis=alt.Axis(tickMinStep=1, format="d")),
-        y=alt.Y("cost:Q", title=f"{cost_title} [{currency}]", axis=alt.Axis(labelExpr=amount_labels(lang))),
+        y=alt.Y("cost:Q", title=f"{cost_title} [{currency_label(currency, lang)}]", axis=alt.Axis(labelExpr=amount_labels(lang))),
         color=alt.Color("option:N", title="", legend=alt.Legend(orient="bottom", labelLimit=400)),
         detail="fleet:N",
         tooltip=[alt.Tooltip("fleet:N", title=""), alt.Tooltip("option:N", title=""),
                  alt.Tooltip("month:Q", title=month_title),
-                 alt.Tooltip("cost:Q", title=f"{cost_title} [{currency}]", format=",.0f")])
+                 alt.Tooltip("cost:Q", title=f"{cost_title} [{currency_label(currency, lang)}]", format=",.0f")])
 
 
 

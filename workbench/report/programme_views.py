@@ -8,6 +8,7 @@ import re
 import numpy as np
 import pandas as pd
 
+from .charts import currency_label
 from .csv_export import headed, significant, to_cents, to_csv
 from ..plan.estimate import CATEGORIES
 from ..reference.i18n import day_text, item_label, month_text, name_label, t
@@ -122,7 +123,8 @@ def kpis(timeline: Timeline, currency="USD", lang="en") -> pd.DataFrame:
 
 
 def kpi_label(name: str, currency="USD", lang="en") -> str:
-    unit = (f"{currency} / 百万 token" if lang == "zh" else f"{currency} / M tokens") if _UNITS[name] == "per_million" else "%"
+    unit = (f"{currency_label(currency, lang)} / 百万 token" if lang == "zh" else f"{currency} / M tokens") \
+        if _UNITS[name] == "per_million" else "%"
     return f"{t(name, lang)} [{unit}]"
 
 
