@@ -415,7 +415,7 @@ def test_an_edited_plan_is_named_by_its_values_unless_the_user_named_it():
     assert view.programme.name == "Our assistant"
     zh = ProgrammeView("finetune-serve-70b", lang="zh")
     zh.editor.controls[("budgets", "total")][0].value = "abc"
-    assert "总预算（USD） = 'abc'：不是可识别的金额" in zh.banner.value.replace("&#x27;", "'")
+    assert "总预算（美元） = 'abc'：不是可识别的金额" in zh.banner.value.replace("&#x27;", "'")
 
 
 def test_the_plan_section_shows_what_each_fine_tune_buys():

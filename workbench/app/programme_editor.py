@@ -18,6 +18,8 @@ from ..plan.scenario import fields, parse_quantity
 from ..plan.scenario_fields import COMMA_HINT
 from ..programmes.programme import BUDGET_RESOURCES, TRAINING_STAGES
 from ..reference import catalog
+from ..report.charts import currency_label
+from .app_controls import zh_quantity
 from ..reference.i18n import choice_label, problem_zh, t
 from ..report.views import format_quantity
 
@@ -80,6 +82,7 @@ class ProgrammeEditor:
     def _control(self, path, kind, label, unit="", options=None, width=_WIDE, css=""):
         """A labelled control for ``path`` in the programme dict, read as ``kind``."""
         lang = self.lang
+        unit = unit_words(unit, lang) if unit else unit
         text = f"{label} [{unit}]" if unit and lang != "zh" else f"{label}（{unit}）" if unit else label
         style = {"description_width": "250px"}
         if kind == "choice":
@@ -169,7 +172,7 @@ class ProgrammeEditor:
                 self._control(("staff", i, "name"), "text", t("ed_staff_name", lang), css=f"staff-{i}-name"),
                 self._control(("staff", i, "fte"), "float", t("ed_fte", lang), "FTE", css=f"staff-{i}-fte"),
                 self._control(("staff", i, "usd_per_month"), "money", t("ed_monthly_cost", lang),
-                              f"{self.currency}/FTE", css=f"staff-{i}-cost"),
+                              f"{self.currency}/FTE-month", css=f"staff-{i}-cost"),
                 self._control(("staff", i, "start_month"), "month_index", t("ed_from_month", lang), "YYYY-MM",
                               css=f"staff-{i}-start"),
                 self._control(("staff", i, "end_month"), "month_index_or_none", t("ed_to_month", lang), "YYYY-MM",
@@ -258,6 +261,8 @@ class ProgrammeEditor:
             return ""
         if kind == "money":  # whole units for budgets and salaries, the cents of a price per label
             amount = value * (self.rate if self.currency == 'CNY' else 1.0)
+            if self.lang == "zh":  # 3000万, as a Chinese reader writes an amount (and parse_money reads it back)
+                return zh_quantity(amount, 9)
             return f"{amount:,.0f}" if abs(amount) >= 100 else f"{amount:.4g}"
         if kind == "percents":
             return ", ".join(f"{v:g}" for v in value)
@@ -387,3 +392,18 @@ def _without_training(data: dict, kind: str):
     # a workstream left with nothing to do is dropped; serving only, the workstreams that served stay, as they were
     kept = serving if kind == "serve_only" else [ws for ws in data["workstreams"] if ws["stages"] or ws.get("serve_months")]
     data["workstreams"] = kept or data["workstreams"]  # none left: the programme names what is missing
+
+
+def unit_words(unit: str, lang: str) -> str:
+    """A field's unit as the editor's reader reads it: ``CNY/example`` -> ``元/条``, ``GPUs`` -> ``块 GPU`` in Chinese
+    (a unit starting with a currency code is that currency per the field's own unit)."""
+    if lang != "zh":
+        return unit
+    currency = next((c for c in ("CNY", "USD") if unit.startswith(c)), "")
+    if not currency:
+        return t(unit, lang)
+    rest = unit[len(currency):]
+    per = t("USD" + rest, lang)  # the table's words for the field's own unit (USD/条)
+    if per != "USD" + rest:
+        return per.replace("USD", currency_label(currency, lang))
+    return currency_label(currency, lang) + ("/" + t(rest.lstrip("/"), lang) if rest else "")
