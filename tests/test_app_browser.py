@@ -485,7 +485,10 @@ def test_memory_per_gpu_is_shown_and_a_layout_that_does_not_fit_greys_the_totals
     assert "layout TP" in memory and "fitted on published runs" in memory
     assert page.locator(".wb-unfit").count() == 0
     # 405B on 16 H100 fits with no layout: the totals are struck through and the message names the field to change
+    before = total(page)
     type_into(page, "params", "405B")
+    page.wait_for_function(f"document.querySelector('.wb-total .wb-card-value').textContent !== {before!r}",
+                           timeout=TIMEOUT)  # the 405B plan drawn before the next box is typed, as a reader would
     type_into(page, "n_gpus", "16")
     page.wait_for_selector(".wb-cards.wb-unfit", timeout=TIMEOUT)
     message = page.inner_text(".wb-unfit-message")
