@@ -147,8 +147,8 @@ class BillPanel:
     def _compared(self, frame, key: str, key_label: str) -> str:
         """An HTML table of a :mod:`workbench.report.bill_views` comparison (amounts already in the currency)."""
         lang, cur = self.lang, self.currency
-        head = [key_label, heading(t("planned", lang).capitalize(), cur, lang),
-                heading(t("actual", lang).capitalize(), cur, lang), heading(t("bill_gap", lang), cur, lang),
+        head = [key_label, pv.amount_header(cur, lang, t("planned", lang).capitalize()),
+                pv.amount_header(cur, lang, t("actual", lang).capitalize()), pv.amount_header(cur, lang, t("bill_gap", lang)),
                 t("bill_versus", lang)]
         rows = "".join(
             "<tr>" + f"<td>{html.escape(t(str(r[key]), lang) if r[key] == UNATTRIBUTED else str(r[key]))}</td>"
@@ -167,8 +167,8 @@ class BillPanel:
         alerts = bv.alert_table(review, lang, rate)
         if not alerts.empty:
             cur = self.currency
-            head = [t("budget", lang), heading(t("amount", lang), cur, lang), t("bill_alert_line", lang),
-                    heading(t("bill_threshold", lang), cur, lang), heading(t("bill_spent_to_date", lang), cur, lang),
+            head = [t("budget", lang), pv.amount_header(cur, lang, t("amount", lang)), t("bill_alert_line", lang),
+                    pv.amount_header(cur, lang, t("bill_threshold", lang)), pv.amount_header(cur, lang, t("bill_spent_to_date", lang)),
                     t("bill_reached", lang)]
             rows = "".join("<tr>" + "".join(
                 f"<td>{html.escape(amount(r[c], cur, lang) if c in ('amount', 'threshold', 'spent') else str(r[c]))}</td>"
@@ -255,16 +255,11 @@ def amount(value: float, currency: str = "USD", lang: str = "en") -> str:
     return f"{value:,.0f}" if abs(value) >= 100 else f"{value:,.2f}"
 
 
-def heading(label: str, currency: str, lang: str) -> str:
-    """A money column's heading: ``Planned [USD]``; in Chinese the label alone (each amount carries its ¥)."""
-    return label if lang == "zh" else f"{label} [{currency}]"
-
-
 def _table(frame, columns, rate, currency, lang="en", key=None) -> str:
-    names = {"value": t(key, lang) if key else t("bill_value", lang), "planned_usd": heading(t("planned", lang), currency, lang),
-             "actual_usd": heading(t("actual", lang), currency, lang), "row": t("bill_row", lang),
+    names = {"value": t(key, lang) if key else t("bill_value", lang), "planned_usd": pv.amount_header(currency, lang, t("planned", lang)),
+             "actual_usd": pv.amount_header(currency, lang, t("actual", lang)), "row": t("bill_row", lang),
              "column": t("bill_column", lang), "reason": t("bill_reason", lang), "file": t("bill_file", lang),
-             "cost_usd": heading(t("bill_money", lang), currency, lang)}
+             "cost_usd": pv.amount_header(currency, lang, t("bill_money", lang))}
     head = "".join(f"<th>{html.escape(names.get(c, c))}</th>" for c in columns)
     body = "".join("<tr>" + "".join(
         f"<td>{html.escape(amount(row[c] * rate, currency, lang) if c.endswith('_usd') and pd.notna(row[c]) else '' if c.endswith('_usd') else t(str(row[c]), lang) if row[c] == UNATTRIBUTED else str(row[c]))}</td>"

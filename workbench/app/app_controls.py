@@ -164,10 +164,12 @@ class FieldControl:
     def refresh_currency(self):
         """The language or the display currency changed: the unit and the value shown follow (700亿 / 70B; an
         amount in yuan or dollars); a refused text stays as typed."""
-        if self.text is None:
-            return
         self.relabel(self.lang)
-        if not self.rejected:
+        self.refresh_value()
+
+    def refresh_value(self):
+        """Show the last valid value again, as the language and currency now write it (a refused text stays)."""
+        if self.text is not None and not self.rejected:
             self.set_value(self.value)
 
     def set_value(self, value):

@@ -48,7 +48,7 @@ class PlannerRendering:
         self.preset.value = current if current in dict(options).values() else ""
         for control in self.controls.values():
             control.relabel(lang)
-            control.refresh_currency()
+            control.refresh_value()
         for i, group in enumerate(self.advanced_groups):
             self.advanced.set_title(i, GROUP_LABELS[group][1 if lang == "zh" else 0])
         self.advanced_title.value = f"<h4>{html.escape(t('advanced', lang))}</h4>"

@@ -320,9 +320,11 @@ def paid_api_text(timeline: Timeline, currency="USD", lang="en") -> str:
                                                          [str(api["date"])])[-1], lang)))
 
 
-def amount_header(currency: str, lang: str) -> str:
-    """The heading of a table's amounts: ``Amount [USD]``; in Chinese ``金额`` (each amount carries its ¥)."""
-    return t("amount", lang) if lang == "zh" else f"{t('amount', lang)} [{currency}]"
+def amount_header(currency: str, lang: str, label: str | None = None) -> str:
+    """The heading of a table's amounts (``label``, default "Amount"): ``Amount [USD]``; in Chinese ``金额`` alone
+    (each amount carries its ¥)."""
+    label = t("amount", lang) if label is None else label
+    return label if lang == "zh" else f"{label} [{currency}]"
 
 
 def amount_cell(value: float, currency: str, lang: str) -> str:
