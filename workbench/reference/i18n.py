@@ -515,7 +515,7 @@ def problem_zh(problem: str) -> str:
 
 #: Labels of menu choices whose ids are not words a reader knows (the ids stay the values, in links and files).
 CHOICE_LABELS = {
-    "provider": {"median": ("median of the providers on record", "各供应商中位价")},
+    "provider": {"median": ("typical across providers", "各供应商典型价")},
     "plan_kind": {"pretrain": ("pre-train from scratch", "从头预训练"),
                   "open_weights": ("fine-tune open weights and serve", "基于开源权重（微调并上线）"),
                   "serve_only": ("serve an open model only", "只上线开源模型")},

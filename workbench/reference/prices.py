@@ -2,8 +2,15 @@
 
 Each row carries its date (``as_of``), its basis (``listed``, or ``derived: ...`` when a commitment price
 is an on-demand price less a documented discount) and its source. The pseudo-provider ``median`` is what
-a planner gets without choosing a provider: the median on-demand offer for the SKU, times the median ratio
+a planner gets without choosing a provider: the typical on-demand price of the SKU, times the median ratio
 of the pricing mode's price to on-demand over every provider and SKU that lists both.
+
+The typical price is not the plain median of the SKU's offers: which providers list a card differs from card
+to card (the A100 PCIe is offered by marketplaces, the SXM module by the large clouds too), and a plain median
+would then compare marketplaces with hyperscalers, making the slower card look cheaper per unit of work. The
+on-demand offers are instead split into a SKU term and a provider term by Tukey's median polish over their
+logarithms (Tukey 1977, *Exploratory Data Analysis*, ch. 11), and the typical price is the SKU term: the
+price of the card at a typical provider of the table.
 """
 from __future__ import annotations
 
@@ -60,6 +67,36 @@ def mode_ratios() -> dict[str, float]:
             for mode in PRICING_MODES}
 
 
+def median_polish(log_prices: np.ndarray, sweeps: int = 50) -> tuple[float, np.ndarray, np.ndarray]:
+    """Tukey's median polish of a SKU x provider table of log prices with gaps (NaN): (overall, SKU effects,
+    provider effects), each effect's median zero, such that log price ~ overall + SKU + provider."""
+    residual = np.array(log_prices, dtype=float)
+    row, column, overall = np.zeros(residual.shape[0]), np.zeros(residual.shape[1]), 0.0
+    for _ in range(sweeps):
+        before = residual.copy()
+        for axis, effect in ((1, row), (0, column)):
+            median = np.nanmedian(residual, axis=axis)
+            effect += median
+            residual -= median[:, None] if axis == 1 else median[None, :]
+            shift = float(np.median(effect))
+            effect -= shift
+            overall += shift
+        if np.allclose(np.nan_to_num(residual), np.nan_to_num(before), rtol=0, atol=1e-12):
+            break
+    return overall, row, column
+
+
+@cached
+def typical_on_demand() -> dict[str, float]:
+    """Typical on-demand price of each SKU with an on-demand offer: its term in a median polish of the offers
+    over SKUs and providers (see the module docstring) [USD/GPU-h]."""
+    offers = prices()[prices()["mode"] == "on_demand"]
+    table = offers.pivot(index="sku", columns="provider", values="usd_per_gpu_hour")
+    overall, row, _ = median_polish(np.log(table.to_numpy(dtype=float)))
+    # to a hundredth of a cent: the polish converges to 1e-12 in logs, not to the cent of a listed price
+    return {sku: round(float(np.exp(overall + effect)), 4) for sku, effect in zip(table.index, row)}
+
+
 @cached
 def lookup(sku: str, mode: str = "on_demand", provider: str = MEDIAN) -> tuple[float, str]:
     """(USD per GPU-hour, a one-line source) for one SKU id, pricing mode and provider [USD/GPU-h]."""
@@ -73,12 +110,13 @@ def lookup(sku: str, mode: str = "on_demand", provider: str = MEDIAN) -> tuple[f
         offers = rows[rows["mode"] == "on_demand"]
         if offers.empty:
             raise PriceNotFoundError(f"no price on record for {sku}; set price_per_gpu_hour")
-        median = float(offers["usd_per_gpu_hour"].median())
+        median = typical_on_demand()[sku]
         dated = sorted(d for d in offers["as_of"] if d[:1].isdigit())
         undated = len(offers) - len(dated)
         when = f"as of {dated[0]} to {dated[-1]}" if dated else "undated"
         when += f", {undated} undated" if dated and undated else ""
-        source = f"median of {len(offers)} on-demand offers for {sku} ({when}; data/prices.csv)"
+        source = (f"typical of {len(offers)} on-demand offers for {sku}, adjusted for which providers list it "
+                  f"(median polish over {int((table['mode'] == 'on_demand').sum())} offers; {when}; data/prices.csv)")
         if mode != "on_demand":
             ratio = mode_ratios()[mode]
             source += f" x {ratio:.3f} (median {mode}/on_demand ratio across providers)"
