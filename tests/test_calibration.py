@@ -20,41 +20,62 @@ def summary(table):
 
 
 def test_every_run_is_compared(table):
-    assert len(table) == 30
-    assert table["reported_gpu_hours"].notna().sum() == 28  # GPT-3 and GLM-130B report no GPU-hours
-    # runs without a published GPU count are sized like any plan, and never enter the fit
+    assert len(table) == 39
+    assert table["reported_gpu_hours"].notna().sum() == 37  # GPT-3 and GLM-130B report no GPU-hours
+    # runs without a published GPU count are sized like any plan, and never enter the fit of the dense model
     sized = table[~table["n_gpus_published"]]
     assert set(sized["name"]) == {"LLaMA-7B", "LLaMA-13B", "LLaMA-33B", "Llama-2-7B", "Llama-2-13B",
-                                  "Llama-2-34B", "Llama-2-70B", "Llama-3.1-8B", "Llama-3.1-70B"}
-    assert (sized["error"] == sized["error_leave_one_out"]).all()
+                                  "Llama-2-34B", "Llama-2-70B", "Llama-3.1-8B", "Llama-3.1-70B", "Olmo-3-7B",
+                                  "DeepSeek-V2", "Llama-4-Scout", "Llama-4-Maverick"}
+    dense = sized[~sized["name"].isin({"DeepSeek-V2", "Llama-4-Scout", "Llama-4-Maverick"})]
+    assert (dense["error"] == dense["error_leave_one_out"]).all()
+    # the sized mixture-of-experts runs are in the fit of the expert share: left out of it, each moves
+    experts = sized.set_index("name").loc[["DeepSeek-V2", "Llama-4-Scout", "Llama-4-Maverick"]]
+    assert (experts["error"] != experts["error_leave_one_out"]).all()
 
 
 def test_out_of_sample_the_model_beats_the_constant_mfu_rule_on_both_figures(summary):
-    # 2026-12-05, 28 runs (LLaMA 13B and 33B, Llama 2 34B and Llama 3.1 70B added: sized, out of sample). As
-    # shipped: 12.9 % median, 82 % within +-30 %. Leave-one-out (every parameter refitted, the engineering scale
-    # held below the other runs' compute): 16.9 % and 79 %; 6ND at 0.375: 20.6 % and 71 %.
-    # Issue 29 asks for <= 15 % out of sample: not reached (the README says so).
-    assert summary["median_abs_error_leave_one_out"] == pytest.approx(0.169, abs=0.01)
-    assert summary["within_30_error_leave_one_out"] == pytest.approx(22 / 28, abs=0.01)
+    # 2026-12-05, 37 runs (nine added from papers and model cards: Nemotron-4 340B, Gopher, Falcon2 11B,
+    # Skywork 13B, Olmo 3 32B and 7B, DeepSeek-V2, Llama 4 Scout and Maverick). As shipped: 11.4 % median, 84 %
+    # within +-30 %. Leave-one-out (every parameter refitted, the engineering scale held below the other runs'
+    # compute, the expert share from the other mixture-of-experts runs): 13.2 % and 81 %; 6ND at 0.375: 22.2 %
+    # and 70 %. Issue 29 asks for <= 15 % and >= 75 % out of sample, below the rule on both.
+    assert summary["runs"] == 37
+    assert summary["median_abs_error_leave_one_out"] == pytest.approx(0.132, abs=0.005)
+    assert summary["median_abs_error_leave_one_out"] <= 0.15
+    assert summary["within_30_error_leave_one_out"] == pytest.approx(30 / 37, abs=0.01)
+    assert summary["within_30_error_leave_one_out"] >= 0.75
     assert summary["median_abs_error_leave_one_out"] < summary["median_abs_error_epoch_0375"]
     assert summary["within_30_error_leave_one_out"] > summary["within_30_error_epoch_0375"]
-    assert summary["median_abs_error_epoch_0375"] == pytest.approx(0.206, abs=0.005)
-    assert summary["within_30_error_epoch_0375"] == pytest.approx(20 / 28, abs=0.01)
-    assert summary["median_abs_error"] < 0.13 and summary["within_30_error"] > 0.8
+    assert summary["median_abs_error_epoch_0375"] == pytest.approx(0.222, abs=0.005)
+    assert summary["within_30_error_epoch_0375"] == pytest.approx(26 / 37, abs=0.01)
+    assert summary["median_abs_error"] < 0.12 and summary["within_30_error"] > 0.8
     assert summary["median_abs_error"] <= summary["median_abs_error_leave_one_out"]
 
 
 def test_frontier_runs_as_shipped_and_left_out(table, summary):
-    # every run of at least 1e24 FLOP with a published GPU count: Llama 3.1 405B, DeepSeek-V3, PaLM, Falcon-180B
+    # every run of at least 1e24 FLOP with a published GPU count
     frontier = table[(table["training_flops"] >= 1e24) & table["n_gpus_published"]].set_index("name")
-    assert set(frontier.index) == {"Llama-3.1-405B", "DeepSeek-V3", "PaLM-540B", "Falcon-180B"}
+    assert set(frontier.index) == {"Llama-3.1-405B", "DeepSeek-V3", "PaLM-540B", "Falcon-180B", "Nemotron-4-340B",
+                                   "Olmo-3-32B"}
     assert (frontier["error"].abs() <= 0.25).all()  # as shipped (+57 % for the 405B run before issue 29)
-    # left out, three of four within 25 %; the 405B run, ten times the compute of any other, +27 % (+60 % with the
-    # engineering scale held at the next run's compute): the done-when's 25 % is missed by two points
-    others = frontier.drop(index="Llama-3.1-405B")
-    assert (others["error_leave_one_out"].abs() <= 0.25).all()
-    assert frontier.loc["Llama-3.1-405B", "error_leave_one_out"] == pytest.approx(0.268, abs=0.01)
-    assert summary["frontier_max_abs_error_leave_one_out"] == pytest.approx(0.268, abs=0.01)
+    # left out, all within 25 % (the done-when): the 405B run +6 % now that Nemotron-4 340B (1.9e25 FLOP) is
+    # beside it (+27 % without); DeepSeek-V3 the worst, +20 %, its expert share taken from the three other
+    # mixture-of-experts runs, which hide their all-to-all less well than DeepSeek's DualPipe does
+    assert (frontier["error_leave_one_out"].abs() <= 0.25).all()
+    assert frontier.loc["Llama-3.1-405B", "error_leave_one_out"] == pytest.approx(0.063, abs=0.01)
+    assert summary["frontier_max_abs_error_leave_one_out"] == pytest.approx(0.198, abs=0.01)
+
+
+def test_a_mixture_of_experts_run_reaches_a_share_of_a_dense_models_mfu():
+    fitted = mfu.parameters()
+    assert 0.7 < fitted["expert_efficiency"] < 0.85
+    dense = estimate(Scenario(params=21e9, tokens=8e12, gpu="H800", n_gpus=1024))
+    moe = estimate(Scenario(params=236e9, active_params=21e9, tokens=8e12, gpu="H800", n_gpus=1024))
+    # the same active size and cluster: the experts' share of the dense MFU (a little above it, as the traffic
+    # terms shrink at the lower rate)
+    assert moe.mfu / dense.mfu == pytest.approx(fitted["expert_efficiency"], rel=0.08)
+    assert moe.mfu < dense.mfu
 
 
 def test_per_run_errors_are_bounded(table):
@@ -87,12 +108,15 @@ def test_parameters_are_few_and_their_spread_is_reported():
     table = mfu.model_table()
     fitted = table[table["n_runs"] > 0]
     kernel = fitted[fitted["parameter"] == "kernel_efficiency"]
-    assert set(kernel["generation"]) == {"Ampere", "Hopper", "TPUv4", "all"}
+    assert set(kernel["generation"]) == {"Ampere", "Hopper", "TPUv3", "TPUv4", "all"}
     assert (kernel["low"] <= kernel["value"]).all() and (kernel["value"] <= kernel["high"]).all()
-    # besides a level per generation: the engineering-scale exponent and the straggler slope
+    # besides a level per generation: the engineering-scale exponent, the straggler slope and the experts' share
     assert set(fitted["parameter"]) - {"kernel_efficiency", "scale_flops_low", "typical_days_at_1e23",
                                        "typical_days_exponent", "typical_batch_at_1e23",
-                                       "typical_batch_exponent", "max_mfu"} == {"scale_exponent", "straggler_exponent"}
+                                       "typical_batch_exponent", "max_mfu"} == {"scale_exponent", "straggler_exponent",
+                                                                                 "expert_efficiency"}
+    experts = table[table["parameter"] == "expert_efficiency"].iloc[0]
+    assert experts["n_runs"] == 4 and experts["low"] <= experts["value"] <= experts["high"]
 
 
 def test_within_study_fall_with_the_cluster_is_reproduced():

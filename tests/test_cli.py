@@ -101,7 +101,7 @@ def test_validate_prints_the_comparison():
     assert "Llama-2-70B" in result.stdout and "median |error|" in result.stdout and "within +-30 %" in result.stdout
     assert "frontier runs" in result.stdout and "kernel_efficiency" in result.stdout
     out = json.loads(run("validate", "--json").stdout)
-    assert out["summary"]["runs"] == 28 and {p["parameter"] for p in out["parameters"]} >= {"kernel_efficiency"}
+    assert out["summary"]["runs"] == 37 and {p["parameter"] for p in out["parameters"]} >= {"kernel_efficiency"}
     assert "(sized)" in result.stdout and "engineering scale" in result.stdout
 
 

@@ -15,7 +15,7 @@ ISSUE_IDS = ["H100-SXM5-80GB", "A100-SXM4-80GB", "A100-SXM4-40GB", "H800-SXM5-80
 def test_catalog_has_every_reference_sku():
     ids = set(catalog.gpu_ids())
     assert set(ISSUE_IDS) <= ids
-    assert len(ids) == 26  # the 25 of shared/reference/accelerators.csv plus TPU v3
+    assert len(ids) == 27  # the 25 of shared/reference/accelerators.csv plus TPU v3 and the A800 (Skywork-13B)
 
 
 def test_tpu_v3_peak():
@@ -143,7 +143,7 @@ def test_missing_column_is_named(corrupt_copy):
 def test_duplicate_id_is_named(corrupt_copy):
     path = corrupt_copy / "accelerators.csv"
     _rewrite(path, lambda rows: rows.append(list(rows[1])))
-    with pytest.raises(data.DataFileError, match=r"accelerators.csv, row 28, column 'id': duplicate id 'V100-SXM2-32GB' \(first at row 2\)"):
+    with pytest.raises(data.DataFileError, match=r"accelerators.csv, row 29, column 'id': duplicate id 'V100-SXM2-32GB' \(first at row 2\)"):
         catalog.accelerators()
 
 

@@ -722,7 +722,8 @@ def _cmd_validate(args) -> None:
           "compute, as for any plan. GPU-hours include the interruptions and checkpoints the estimate adds.")
     print("MFU: kernel efficiency (per generation) x engineering scale (the run's compute) x per-layer fixed time x "
           "cluster size x (1 - pipeline bubble) / (1 + tensor-parallel, pipeline and gradient traffic) on the run's "
-          "layout (workbench.formulas.mfu). The engineering scale holds each left-out run within the others' compute.")
+          "layout (workbench.formulas.mfu), x the experts' share for a mixture of experts. The engineering scale holds "
+          "each left-out run within the others' compute; a left-out mixture-of-experts run takes the others' share.")
     print("Fitted parameters (data/mfu_model.csv; low and high: quartiles or leave-one-out range):")
     params = mfu.model_table()[["parameter", "generation", "value", "low", "high", "n_runs", "unit"]]
     print(params.to_string(index=False, na_rep="-", float_format=lambda x: compact(x, 4)))

@@ -1,12 +1,13 @@
 """Default MFU: a kernel efficiency per GPU generation times the efficiencies of the run's parallel layout.
 
     MFU = kernel_efficiency[generation] x width x pipeline / ((1 + tensor-parallel traffic) (1 + gradient sync))
+          (x expert_efficiency for a mixture-of-experts model, counted on its active parameters)
 
 The terms are :mod:`workbench.formulas.parallelism`'s, evaluated for every tensor x pipeline x ZeRO layout by
 :mod:`workbench.formulas.layouts`; the best layout that fits in memory is kept. The fitted parameters are few and live in
 ``data/mfu_model.csv`` with their spread: the kernel efficiency of each generation with published runs, the
 width constant, the share of the gradient traffic hidden behind compute, and the typical wall-clock of a run of
-a given size. :func:`workbench.plan.calibration.fit` writes them from ``data/published_runs.csv`` (runs with a GPU
+a given size, and the share of a dense model's MFU a mixture-of-experts run reaches. :func:`workbench.plan.calibration.fit` writes them from ``data/published_runs.csv`` (runs with a GPU
 count and GPU-hours); ``workbench validate`` reports the fit in sample and leave-one-out.
 
 A generation without published runs takes the H100's kernel efficiency scaled by a measured per-GPU speed-up
@@ -58,7 +59,8 @@ _PARAMETER_BOUNDS = {"kernel_efficiency": (0.0, 1.0), "layer_latency_s": (-1e-12
                      "straggler_exponent": (-1e-12, 0.5), "max_mfu": (0.0, 1.0), "scale_exponent": (-1e-12, 0.5),
                      "scale_flops_low": (0.0, 1e35),
                      "typical_days_at_1e23": (0.0, 3650.0), "typical_days_exponent": (-1.0, 1.0),
-                     "typical_batch_at_1e23": (0.0, 1e12), "typical_batch_exponent": (-1.0, 1.0)}
+                     "typical_batch_at_1e23": (0.0, 1e12), "typical_batch_exponent": (-1.0, 1.0),
+                     "expert_efficiency": (0.0, 1.0)}
 
 
 @cached
@@ -87,7 +89,8 @@ def parameters() -> dict:
     kernel = table[table["parameter"] == "kernel_efficiency"]
     out = {"kernel_efficiency": dict(zip(kernel["generation"], kernel["value"].astype(float)))}
     for name in ("layer_latency_s", "hidden_share", "straggler_exponent", "max_mfu", "scale_exponent", "scale_flops_low",
-                 "typical_days_at_1e23", "typical_days_exponent", "typical_batch_at_1e23", "typical_batch_exponent"):
+                 "typical_days_at_1e23", "typical_days_exponent", "typical_batch_at_1e23", "typical_batch_exponent",
+                 "expert_efficiency"):
         rows = table[table["parameter"] == name]
         if rows.empty:
             raise DataFileError(data_dir() / "mfu_model.csv", f"has no row for {name}")
@@ -223,6 +226,24 @@ def engineering_scale(training_flops, fitted: dict | None = None):
     return (flops / 1e23) ** p["scale_exponent"]
 
 
+def is_mixture_of_experts(params, active_params):
+    """Whether a model routes each token through a part of its parameters (active below total) [bool]."""
+    return np.asarray(active_params, dtype=float) < np.asarray(params, dtype=float) * (1.0 - 1e-9)
+
+
+def expert_share(params, active_params, fitted: dict | None = None):
+    """The share of a dense model's MFU a mixture-of-experts model reaches, counted on its active parameters;
+    1 for a dense model [fraction].
+
+    Routing, the all-to-all exchanges of tokens between expert-parallel GPUs, the imbalance of experts' loads and
+    their smaller matmuls cost time a dense model of the same active size does not spend. The layout terms do not
+    see them, so the share is measured: the median over the published mixture-of-experts runs of their steady
+    MFU over the dense model's prediction (``expert_efficiency`` in ``data/mfu_model.csv``).
+    """
+    p = parameters() if fitted is None else fitted
+    return np.where(is_mixture_of_experts(params, active_params), p["expert_efficiency"], 1.0)
+
+
 def typical_days(training_flops, fitted: dict | None = None):
     """Wall-clock days of published pre-training runs of that compute [day]: a (C / 1e23) ** b, fitted on the
     runs of ``data/published_runs.csv`` with a GPU count (``data/mfu_model.csv``)."""
@@ -251,6 +272,7 @@ def layout_inputs(x: dict, d_model, n_layers, active_params, flops_per_token, fi
     kernel = kernel * sustained_share(gpu)
     if training_flops is not None:
         kernel = kernel * engineering_scale(training_flops, p)
+    kernel = kernel * expert_share(x["params"], active_params, p)
     peak = catalog.peak_flops_per_s(gpu, training_precision(gpu))
     nvlink, domain, pcie, network = link_inputs(gpu, np.asarray(x["network_gbps_per_node"], dtype=float),
                                                 x["gpus_per_node"])

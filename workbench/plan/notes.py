@@ -27,7 +27,11 @@ def defaults_used(scenario: Scenario, figures: dict) -> dict[str, str]:
                           "data/accelerators.csv) " if mfu.sustained_share(scenario.gpu) < 1 else "")
                        + "x engineering scale "
                        f"{float(mfu.engineering_scale(figures['training_flops'])):.3f} (runs of {power_of_ten(figures['training_flops'], 2)} FLOP) "
-                       f"x per-layer fixed time {figures['width_efficiency']:.3f} x cluster size "
+                       + (f"x experts' share {mfu.parameters()['expert_efficiency']:.3f} (a mixture of experts, "
+                          f"{power_of_ten(scenario.active_params, 2)} of {power_of_ten(scenario.params, 2)} parameters "
+                          "active: routing and all-to-all; data/mfu_model.csv) "
+                          if mfu.is_mixture_of_experts(scenario.params, scenario.active_params) else "")
+                       + f"x per-layer fixed time {figures['width_efficiency']:.3f} x cluster size "
                        f"{figures['cluster_efficiency']:.3f} x pipeline "
                        f"{1 - figures['pipeline_bubble']:.3f} / (1 + tensor-parallel traffic "
                        f"{figures['tensor_parallel_overhead']:.3f}) / (1 + pipeline traffic "
