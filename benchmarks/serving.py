@@ -78,7 +78,7 @@ def compare_api_prices():
               "Llama-3.3-70B": dict(params=70.6e9, d_model=8192, n_layers=80),
               "Llama-3.1-405B": dict(params=405.9e9, d_model=16384, n_layers=126)}
     print("\nWorkbench at high, flat traffic (1e8 requests/day of 1,000 + 300 tokens, peak-to-average 1) on H100 "
-          "at the median on-demand price, against the cheapest public API price for the same open model:")
+          "at the typical on-demand price (provider=median), against the cheapest public API price for the same open model:")
     print("(API prices: data/api_prices.csv, stored copies of provider pages read 2026-12-03, undated)")
     print(f"{'model':<16}{'weights prefill':>14}{'wb in':>8}{'wb out':>8}{'wb blend':>10}{'api in':>8}{'api out':>8}"
           f"{'api blend':>10}{'ratio':>7}  cheapest provider")

@@ -265,7 +265,7 @@ def test_programme_view_charts_cadence_and_file_round_trip(page, voila_url, tmp_
     page.wait_for_selector(".wb-programme-total .wb-card-value", timeout=TIMEOUT)
     page.wait_for_function("titles => titles.every(t => (document.querySelector('.wb-programme-charts') || "
                            "{textContent: ''}).textContent.includes(t))", arg=list(PROGRAMME_TITLES), timeout=TIMEOUT)
-    assert programme_total(page) == "6,711,248 USD"  # workbench plan --example, to the dollar
+    assert programme_total(page) == "6,721,187 USD"  # workbench plan --example, to the dollar
     from workbench.programmes import programme as pg
     crossings = page.inner_text(".wb-crossings")
     assert "100 %" in crossings and pg.example().month_label(11) in crossings  # crossed in month 11, a calendar month
@@ -277,7 +277,7 @@ def test_programme_view_charts_cadence_and_file_round_trip(page, voila_url, tmp_
     page.keyboard.type("2")
     page.keyboard.press("Enter")
     page.wait_for_function("document.querySelector('.wb-programme-total .wb-card-value').textContent !== "
-                           "'6,711,248 USD'", timeout=TIMEOUT)
+                           "'6,721,187 USD'", timeout=TIMEOUT)
     changed = programme_total(page)
     page.wait_for_function("document.querySelector('.wb-programme-charts').dataset.wbDraws !== " + repr(draws),
                            timeout=TIMEOUT)

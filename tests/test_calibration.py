@@ -36,14 +36,15 @@ def test_every_run_is_compared(table):
 
 def test_out_of_sample_the_model_beats_the_constant_mfu_rule_on_both_figures(summary):
     # 2026-12-05, 37 runs (nine added from papers and model cards: Nemotron-4 340B, Gopher, Falcon2 11B,
-    # Skywork 13B, Olmo 3 32B and 7B, DeepSeek-V2, Llama 4 Scout and Maverick). As shipped: 11.4 % median, 84 %
-    # within +-30 %. Leave-one-out (every parameter refitted, the engineering scale held below the other runs'
-    # compute, the expert share from the other mixture-of-experts runs): 13.2 % and 81 %; 6ND at 0.375: 22.2 %
+    # Skywork 13B, Olmo 3 32B and 7B, DeepSeek-V2, Llama 4 Scout and Maverick; DeepSeek-V3's pre-training hours,
+    # BloombergGPT's full recompute and Llama 3.1 405B's FSDP read from their papers). As shipped: 11.4 % median,
+    # 86 % within +-30 %. Leave-one-out (every parameter refitted, the engineering scale held below the other runs'
+    # compute, the expert share from the other mixture-of-experts runs): 12.5 % and 84 %; 6ND at 0.375: 22.2 %
     # and 70 %. Issue 29 asks for <= 15 % and >= 75 % out of sample, below the rule on both.
     assert summary["runs"] == 37
-    assert summary["median_abs_error_leave_one_out"] == pytest.approx(0.132, abs=0.005)
+    assert summary["median_abs_error_leave_one_out"] == pytest.approx(0.125, abs=0.005)
     assert summary["median_abs_error_leave_one_out"] <= 0.15
-    assert summary["within_30_error_leave_one_out"] == pytest.approx(30 / 37, abs=0.01)
+    assert summary["within_30_error_leave_one_out"] == pytest.approx(31 / 37, abs=0.01)
     assert summary["within_30_error_leave_one_out"] >= 0.75
     assert summary["median_abs_error_leave_one_out"] < summary["median_abs_error_epoch_0375"]
     assert summary["within_30_error_leave_one_out"] > summary["within_30_error_epoch_0375"]
@@ -59,12 +60,12 @@ def test_frontier_runs_as_shipped_and_left_out(table, summary):
     assert set(frontier.index) == {"Llama-3.1-405B", "DeepSeek-V3", "PaLM-540B", "Falcon-180B", "Nemotron-4-340B",
                                    "Olmo-3-32B"}
     assert (frontier["error"].abs() <= 0.25).all()  # as shipped (+57 % for the 405B run before issue 29)
-    # left out, all within 25 % (the done-when): the 405B run +6 % now that Nemotron-4 340B (1.9e25 FLOP) is
-    # beside it (+27 % without); DeepSeek-V3 the worst, +20 %, its expert share taken from the three other
-    # mixture-of-experts runs, which hide their all-to-all less well than DeepSeek's DualPipe does
+    # left out, all within 25 % (the done-when): the 405B run +7 % now that Nemotron-4 340B (1.9e25 FLOP) is
+    # beside it (+27 % without); DeepSeek-V3 -3 % on its pre-training hours, without the fp8 divergence allowance
+    # its report rules out, its expert share taken from the three other mixture-of-experts runs
     assert (frontier["error_leave_one_out"].abs() <= 0.25).all()
-    assert frontier.loc["Llama-3.1-405B", "error_leave_one_out"] == pytest.approx(0.063, abs=0.01)
-    assert summary["frontier_max_abs_error_leave_one_out"] == pytest.approx(0.198, abs=0.01)
+    assert frontier.loc["Llama-3.1-405B", "error_leave_one_out"] == pytest.approx(0.067, abs=0.01)
+    assert summary["frontier_max_abs_error_leave_one_out"] == pytest.approx(0.067, abs=0.01)
 
 
 def test_a_mixture_of_experts_run_reaches_a_share_of_a_dense_models_mfu():
@@ -113,7 +114,8 @@ def test_parameters_are_few_and_their_spread_is_reported():
     # besides a level per generation: the engineering-scale exponent, the straggler slope and the experts' share
     assert set(fitted["parameter"]) - {"kernel_efficiency", "scale_flops_low", "typical_days_at_1e23",
                                        "typical_days_exponent", "typical_batch_at_1e23",
-                                       "typical_batch_exponent", "max_mfu"} == {"scale_exponent", "straggler_exponent",
+                                       "typical_batch_exponent", "max_mfu",
+                                       "expert_active_share_max"} == {"scale_exponent", "straggler_exponent",
                                                                                  "expert_efficiency"}
     experts = table[table["parameter"] == "expert_efficiency"].iloc[0]
     assert experts["n_runs"] == 4 and experts["low"] <= experts["value"] <= experts["high"]
@@ -174,6 +176,12 @@ def test_a_missing_parameter_row_is_refused(tmp_path, monkeypatch):
     ("generation_speedups.csv", lambda t: t.replace("Blackwell,B200,H100-SXM5-80GB", "Blackwell,B200,GB200", 1),
      "has no fitted kernel efficiency"),
     ("generation_speedups.csv", lambda t: t.replace("Blackwell,B200", "Blackwel,B200", 1), "not Blackwel"),
+    ("mfu_model.csv", lambda t: t.replace("expert_efficiency,,", "expert_efficiency,,1.5#", 1),
+     "out of range for expert_efficiency"),
+    ("mfu_model.csv", lambda t: "\n".join(line for line in t.splitlines() if not line.startswith("expert_")) + "\n",
+     "has no row for expert_efficiency"),
+    ("published_runs.csv", lambda t: t.replace(",steady,", ",stedy,", 1), "hours_scope"),
+    ("published_runs.csv", lambda t: t.replace(",full,", ",all,", 1), "recompute"),
 ])
 def test_a_bad_parameter_table_is_refused_with_its_row(tmp_path, monkeypatch, table, edit, message):
     import re
@@ -190,6 +198,61 @@ def test_a_bad_parameter_table_is_refused_with_its_row(tmp_path, monkeypatch, ta
         with pytest.raises(data.DataFileError, match=message):
             from workbench.app import tables
             tables.check_all()
+    finally:
+        monkeypatch.delenv(data.DATA_DIR_ENV)
+        data.reload()
+
+
+def test_the_runs_scope_recompute_and_rollbacks_are_honoured(table):
+    """A run is estimated as it ran: hours from an iteration time against the estimate's compute alone, a run that
+    checkpointed its activations with full recompute, a run that reports no rollback without a divergence allowance."""
+    from workbench.plan.calibration import run_scenario
+    runs = mfu.run_table().set_index("name")
+    rows = table.set_index("name")
+    nemotron = estimate(run_scenario({**runs.loc["Nemotron-4-340B"].to_dict(), "name": "Nemotron-4-340B"}))
+    assert rows.loc["Nemotron-4-340B", "estimated_gpu_hours"] == pytest.approx(nemotron.wall_days * 24 * 6144)
+    assert nemotron.details["pretrain_days_with_overheads"] > nemotron.wall_days  # which the comparison leaves out
+    bloomberg = run_scenario({**runs.loc["BloombergGPT-50B"].to_dict()})
+    assert bloomberg.recompute == "full" and estimate(bloomberg).details["layout_fits"]
+    deepseek = run_scenario({**runs.loc["DeepSeek-V3"].to_dict()})
+    assert deepseek.divergence_allowance == "none" and runs.loc["DeepSeek-V3", "gpu_hours"] == 2_664_000
+    # a run without the columns is estimated with the defaults a plan gets
+    default = run_scenario({**runs.loc["OPT-175B"].to_dict()})
+    assert default.recompute == "selective" and default.divergence_allowance == "expected"
+    # the one run whose published layout does not fit as modelled is marked (no expert parallelism)
+    assert set(table.loc[~table["layout_fits"], "name"]) == {"DeepSeek-V3"}
+
+
+def test_the_experts_share_is_continuous_and_fewer_active_parameters_never_cost_more():
+    # a model with nearly every parameter active is nearly dense (no cliff at active < params); below the largest
+    # active share of the fitted runs (Llama 4 Scout's 16 %) the full share applies
+    hours = [estimate(Scenario(params=70e9, active_params=a, tokens=2e12, price_per_gpu_hour=1.0)).gpu_hours
+             for a in (5e9, 11e9, 30e9, 60e9, 69.99e9, 70e9)]
+    assert (np.diff(hours) > 0).all()
+    assert hours[-2] == pytest.approx(hours[-1], rel=1e-3)
+    fitted = mfu.parameters()
+    assert mfu.expert_share(70e9, 69.99e9) > 0.999 and mfu.expert_share(236e9, 21e9) == fitted["expert_efficiency"]
+    assert fitted["expert_active_share_max"] == pytest.approx(17 / 109, rel=1e-3)
+
+
+def test_a_fit_without_mixture_of_experts_runs_leaves_the_share_at_one(tmp_path, monkeypatch):
+    import csv
+    import shutil
+    for path in data.data_dir().glob("*.csv"):
+        shutil.copy(path, tmp_path / path.name)
+    rows = list(csv.DictReader(open(tmp_path / "published_runs.csv")))
+    for row in rows:
+        if row["active_params"] and float(row["active_params"]) < float(row["params"]):
+            row["gpu_hours"] = ""
+    with open(tmp_path / "published_runs.csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    monkeypatch.setenv(data.DATA_DIR_ENV, str(tmp_path))
+    data.reload()
+    try:
+        table = calibration.fit().set_index("parameter")
+        assert table.loc["expert_efficiency", "value"] == 1.0 and table.loc["expert_efficiency", "n_runs"] == 0
     finally:
         monkeypatch.delenv(data.DATA_DIR_ENV)
         data.reload()

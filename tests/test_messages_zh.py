@@ -171,7 +171,7 @@ def test_a_warning_survives_a_pickle_and_keeps_its_code():
     warnings = estimate(Scenario(budget_usd=1e6, redundancy_factor=1.0)).warnings
     again = pickle.loads(pickle.dumps(warnings))
     assert again == warnings and [w.code for w in again] == ["ew_over_budget", "ew_short_team", "ew_contingency_low"]
-    assert "超出预算" in again[0].text("zh", "CNY", 7.0) and "¥1,059.85 万" in again[0].text("zh", "CNY", 7.0)
+    assert "超出预算" in again[0].text("zh", "CNY", 7.0) and "¥1,067.03 万" in again[0].text("zh", "CNY", 7.0)
 
 
 def test_days_and_months_as_a_chinese_reader_writes_them():

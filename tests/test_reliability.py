@@ -205,13 +205,13 @@ def test_commas_are_refused_with_how_to_write_it(text):
 
 # -- 6. monotonicity with an auto-sized cluster -----------------------------------------------------------
 def test_auto_sized_cluster_steps_are_the_only_place_a_total_falls():
-    # tokens 2.05381e12 -> +1e7: 160 -> 168 GPUs; the run shortens by a node's share and the lines paid by
+    # tokens 2.00474e12 -> +1e7: 160 -> 168 GPUs; the run shortens by a node's share and the lines paid by
     # wall-clock time (project staff, hot storage, and their redundancy) fall with it, by more than the GPU-hours
-    # that the MFU lost on the larger cluster add: -4,360 USD (-0.26 %; -215 at 248 -> 256 GPUs before issue 29)
-    small, large = estimate(Scenario(tokens=2.05381e12)), estimate(Scenario(tokens=2.05381e12 + 1e7))
+    # that the MFU lost on the larger cluster add: -4,336 USD (-0.26 %; -215 at 248 -> 256 GPUs before issue 29)
+    small, large = estimate(Scenario(tokens=2.00474e12)), estimate(Scenario(tokens=2.00474e12 + 1e7))
     assert (small.n_gpus, large.n_gpus) == (160, 168)
     drop = small.total_cost_usd - large.total_cost_usd
-    assert drop == pytest.approx(4360, abs=2)
+    assert drop == pytest.approx(4336, abs=2)
     time_paid = _time_paid(small) * Scenario().redundancy_factor
     assert 0 < drop <= time_paid * (1 - 176 / 184)
     fixed = [estimate(Scenario(tokens=t, n_gpus=176)).total_cost_usd for t in (2.11272e12, 2.11273e12)]
@@ -522,7 +522,9 @@ def test_the_405b_preset_matches_its_published_run():
     est = estimate(preset("llama31-405b"))
     # at the paper's 41 % MFU (Table 4, 16,384 GPUs): 27.1M GPU-h of model FLOPs; the model card's 30.84M also
     # holds failures, restarts and the long-context stage (12 % more)
-    assert est.mfu == 0.41 and est.gpu_hours == pytest.approx(30.84e6 / 1.14, rel=0.02) and not est.warnings
+    assert est.mfu == 0.41 and est.gpu_hours == pytest.approx(30.84e6 / 1.14, rel=0.02)
+    # the one warning: 16,384 GPUs at an on-demand list price, which no cloud sells a cluster this size at
+    assert [w.code for w in est.warnings] == ["ew_list_price_cluster"]
 
 
 @pytest.mark.parametrize("text", ["1e3k", "٧", "7e9B", "１"])
@@ -538,7 +540,7 @@ def test_a_key_given_twice_in_a_file_is_refused_as_in_a_link():
 
 def test_over_budget_is_a_warning():
     est = estimate(Scenario(budget_usd=1e6))
-    assert "over the budget of 1,000,000 USD by 656,187 USD (66%)" in " ".join(est.warnings)
+    assert "over the budget of 1,000,000 USD by 667,524 USD (67%)" in " ".join(est.warnings)
     assert not [w for w in estimate(Scenario(budget_usd=2e6)).warnings if "budget" in w]
 
 

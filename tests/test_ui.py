@@ -49,7 +49,7 @@ def test_repeated_url_key_follows_the_same_rule_as_from_query():
 
 def test_planner_matches_estimate(planner):
     assert planner.est.total_cost_usd == pytest.approx(estimate().total_cost_usd)
-    assert "1,656," in planner.headline.value and "USD" in planner.headline.value
+    assert "1,667," in planner.headline.value and "USD" in planner.headline.value
 
 
 def test_typed_value_validates_next_to_its_control():
@@ -90,7 +90,7 @@ def test_auto_button_restores_the_prior():
     assert p.est.mfu == 0.5
     p.controls["mfu"]._auto_clicked(None)
     assert p.scenario.mfu is None and p.est.mfu == pytest.approx(p.est.details["mfu_prior"])
-    assert p.controls["mfu"].text.placeholder == "auto: 0.27"
+    assert p.controls["mfu"].text.placeholder == "auto: 0.266"
 
 
 def test_preset_language_currency_compare_and_link():

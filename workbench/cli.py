@@ -650,16 +650,25 @@ def _cmd_gpus(args) -> None:
                                     "network_gbps_per_node"]].copy()
     table["kernel_efficiency"] = np.round(mfu.kernel_efficiency(table["id"].to_numpy()), 3)
     table["kernel_basis"] = [b.split(":")[0] for b in mfu.basis(table["id"].to_numpy())]
-    offers = prices.prices()
-    on_demand = offers[offers["mode"] == "on_demand"].groupby("sku")["usd_per_gpu_hour"].median()
-    table["median_on_demand_usd"] = table["id"].map(on_demand)
+    # the price a plan gets without a provider (provider=median): each card's offers against the same providers'
+    table["typical_on_demand_usd"] = table["id"].map(prices.typical_on_demand())
+    table["offers"] = table["id"].map(prices.prices().query("mode == 'on_demand'").groupby("sku").size()).fillna(0)
     if args.json:
         print(table.to_json(orient="records", indent=2))
         return
     print(table.to_string(index=False, na_rep="-", float_format=lambda x: f"{x:g}"))
-    print("\nPeaks are dense TFLOPS; links and sources: data/accelerators.csv. Prices: data/prices.csv.")
+    print("\nPeaks are dense TFLOPS; links and sources: data/accelerators.csv. Prices: data/prices.csv; the typical "
+          "on-demand price is what a plan gets without a provider (median polish over GPUs and providers).")
     print("kernel_efficiency: the share of peak a wide model's matmuls reach before the layout's communication and "
           "bubbles (data/mfu_model.csv; workbench validate); extrapolated: no published run of that generation.")
+
+
+def _network_words(scenario) -> str:
+    """The inter-node network a layout is evaluated on: the plan's, else the SKU's reference server's."""
+    if scenario.network_gbps_per_node is not None:
+        return f"{scenario.network_gbps_per_node:,.0f} Gb/s per node"
+    gbps = float(catalog.spec(scenario.gpu, "network_gbps_per_node"))
+    return f"{gbps:,.0f} Gb/s per node ({catalog.spec(scenario.gpu, 'network_reference')})"
 
 
 def _cmd_layouts(args) -> None:
@@ -673,8 +682,9 @@ def _cmd_layouts(args) -> None:
         return
     est = estimate(scenario)
     print(f"Layouts of {est.n_gpus:,.0f} {scenario.gpu} for {compact(scenario.params, 4)} parameters, "
-          f"{compact(scenario.tokens, 4)} tokens "
-          f"(the plan uses TP {est.details['tensor_parallel_used']:.0f} x PP {est.details['pipeline_parallel_used']:.0f} "
+          f"{compact(scenario.tokens, 4)} tokens in sequences of {scenario.seq_len:,.0f}, global batch "
+          f"{compact(est.details['global_batch_tokens_used'], 3)} tokens, "
+          f"{_network_words(scenario)} (the plan uses TP {est.details['tensor_parallel_used']:.0f} x PP {est.details['pipeline_parallel_used']:.0f} "
           f"x DP {est.details['data_parallel']:,.0f}, ZeRO-{est.details['zero_stage_used']:.0f}):")
     if table.empty:
         print("  none fits in memory; workbench layouts --all lists them with the memory each needs.")
@@ -690,7 +700,8 @@ def _cmd_layouts(args) -> None:
         "PP traffic": table["pipeline_traffic_overhead"].map(lambda v: f"{v:.1%}"),
         "gradient sync": table["data_parallel_overhead"].map(lambda v: f"{v:.1%}")})
     print(shown.to_string(index=False))
-    print("\nMFU: kernel efficiency x engineering scale x per-layer fixed time x cluster size x (1 - bubble) / (1 + each "
+    print("\nMFU: kernel efficiency x engineering scale (x experts' share for a mixture of experts) x per-layer fixed "
+          "time x cluster size x (1 - bubble) / (1 + each "
           "traffic share); the traffic columns are time added per unit of compute (workbench.formulas.parallelism, "
           "workbench.formulas.mfu). Layouts whose smallest step exceeds the planned global batch come last.")
 
@@ -706,6 +717,7 @@ def _cmd_validate(args) -> None:
                    "implied_mfu", "error", "error_leave_one_out", "error_epoch_0375"]].copy()
     shown["n_gpus"] = [f"{n:,.0f}" + ("" if published else " (sized)")
                        for n, published in zip(table["n_gpus"], table["n_gpus_published"])]
+    shown["layout"] = [layout + ("" if fits else " *") for layout, fits in zip(table["layout"], table["layout_fits"])]
     for column in ("error", "error_leave_one_out", "error_epoch_0375"):
         shown[column] = shown[column].map(lambda e: "-" if pd.isna(e) else f"{e:+.1%}")
     for column in ("reported_gpu_hours", "estimated_gpu_hours"):
@@ -718,8 +730,13 @@ def _cmd_validate(args) -> None:
         print(f"  {label:<38} {summary['median_abs_' + column]:>12.1%} {summary['within_30_' + column]:>14.0%}")
     print(f"  frontier runs (>= 10^24 FLOP, GPU count published): worst leave-one-out error "
           f"{summary['frontier_max_abs_error_leave_one_out']:.1%} over {summary['frontier_runs']} runs")
+    if not table["layout_fits"].all():
+        print("\n*: the layout does not fit in memory as this workbench models it (no expert parallelism, the run's "
+              "own memory savings unknown); its estimate assumes it fits: "
+              + ", ".join(table.loc[~table["layout_fits"], "name"]) + ".")
     print("\n(sized): no GPU count published; the cluster is sized to the wall-clock of published runs of that "
-          "compute, as for any plan. GPU-hours include the interruptions and checkpoints the estimate adds.")
+          "compute, as for any plan. GPU-hours include the interruptions and checkpoints the estimate adds, except for "
+          "runs whose published hours are compute only (hours_scope steady in data/published_runs.csv).")
     print("MFU: kernel efficiency (per generation) x engineering scale (the run's compute) x per-layer fixed time x "
           "cluster size x (1 - pipeline bubble) / (1 + tensor-parallel, pipeline and gradient traffic) on the run's "
           "layout (workbench.formulas.mfu), x the experts' share for a mixture of experts. The engineering scale holds "

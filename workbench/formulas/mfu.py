@@ -60,7 +60,7 @@ _PARAMETER_BOUNDS = {"kernel_efficiency": (0.0, 1.0), "layer_latency_s": (-1e-12
                      "scale_flops_low": (0.0, 1e35),
                      "typical_days_at_1e23": (0.0, 3650.0), "typical_days_exponent": (-1.0, 1.0),
                      "typical_batch_at_1e23": (0.0, 1e12), "typical_batch_exponent": (-1.0, 1.0),
-                     "expert_efficiency": (0.0, 1.0)}
+                     "expert_efficiency": (0.1, 1.0), "expert_active_share_max": (0.0, 1.0)}
 
 
 @cached
@@ -90,7 +90,7 @@ def parameters() -> dict:
     out = {"kernel_efficiency": dict(zip(kernel["generation"], kernel["value"].astype(float)))}
     for name in ("layer_latency_s", "hidden_share", "straggler_exponent", "max_mfu", "scale_exponent", "scale_flops_low",
                  "typical_days_at_1e23", "typical_days_exponent", "typical_batch_at_1e23", "typical_batch_exponent",
-                 "expert_efficiency"):
+                 "expert_efficiency", "expert_active_share_max"):
         rows = table[table["parameter"] == name]
         if rows.empty:
             raise DataFileError(data_dir() / "mfu_model.csv", f"has no row for {name}")
@@ -238,10 +238,16 @@ def expert_share(params, active_params, fitted: dict | None = None):
     Routing, the all-to-all exchanges of tokens between expert-parallel GPUs, the imbalance of experts' loads and
     their smaller matmuls cost time a dense model of the same active size does not spend. The layout terms do not
     see them, so the share is measured: the median over the published mixture-of-experts runs of their steady
-    MFU over the dense model's prediction (``expert_efficiency`` in ``data/mfu_model.csv``).
+    MFU over the dense model's prediction (``expert_efficiency`` in ``data/mfu_model.csv``). Those runs route 4-16 %
+    of their parameters (``expert_active_share_max``, the largest); between it and a dense model the share is
+    interpolated on the routed share, so that a model with nearly every parameter active is nearly dense, and
+    fewer active parameters never cost more GPU-hours.
     """
     p = parameters() if fitted is None else fitted
-    return np.where(is_mixture_of_experts(params, active_params), p["expert_efficiency"], 1.0)
+    active_share = np.asarray(active_params, dtype=float) / np.asarray(params, dtype=float)
+    routed = np.clip((1.0 - active_share) / max(1.0 - p["expert_active_share_max"], 1e-12), 0.0, 1.0)
+    share = 1.0 - (1.0 - p["expert_efficiency"]) * np.where(np.isnan(routed), 0.0, routed)
+    return np.where(is_mixture_of_experts(params, active_params), share, 1.0)
 
 
 def typical_days(training_flops, fitted: dict | None = None):

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ..formulas import compute, mfu, parallelism
+from ..reference import catalog
 from . import figures
 from .estimate import broadcast_inputs, estimate
 from .scenario import Scenario, fields
@@ -56,15 +57,34 @@ def _given(value):
 def run_scenario(run: dict) -> Scenario:
     """A run as a user would type it: its published inputs, no MFU. Prices do not enter GPU-hours; a fixed one
     keeps runs on accelerators without a price on record."""
+    recompute, allowance = run.get("recompute"), run.get("divergence_allowance")
     return Scenario(params=run["params"], active_params=_given(run["active_params"]) or run["params"],
                     tokens=run["tokens"], seq_len=_given(run["seq_len"]) or mfu.DEFAULT_RUN_SEQ_LEN,
                     gpu=run["gpu_id"], precision=run["precision"], price_per_gpu_hour=1.0,
+                    recompute=recompute if isinstance(recompute, str) and recompute else "selective",
+                    divergence_allowance=allowance if isinstance(allowance, str) and allowance else "expected",
                     n_gpus=_given(run["n_gpus"]), **{k: _given(run[k]) for k in _LAYOUT})
 
 
-def _overhead_share(est) -> float:
-    """Interruptions, checkpoints and divergences the estimate adds to pre-training, as a share of its compute."""
+def steady_hours(run: dict) -> bool:
+    """Whether a run's GPU-hours are compute only (from an iteration time or a measured rate), not wall-clock."""
+    return run.get("hours_scope") == "steady"
+
+
+def _overhead_share(est, run: dict | None = None) -> float:
+    """Interruptions, checkpoints and divergences the estimate adds to pre-training, as a share of its compute;
+    nought for a run whose hours hold none of them (``hours_scope`` steady)."""
+    if run is not None and steady_hours(run):
+        return 0.0
     return est.details["pretrain_days_with_overheads"] / est.wall_days - 1.0
+
+
+def _speed(est) -> float:
+    """How much faster than the runs' reference (bf16, selective recompute) the estimate's run goes per model FLOP:
+    its format's measured speed-up and the hardware work its recompute adds [-]."""
+    gpu = est.scenario.gpu
+    reference = float(catalog.peak_flops_per_s(gpu, mfu.training_precision(gpu)))
+    return float(est.details["mfu_speed_factor"]) * float(est.details["peak_flops_per_s"]) / reference
 
 
 def run_inputs(runs: pd.DataFrame) -> dict:
@@ -87,10 +107,10 @@ def _layout_terms(x: dict, fitted: dict) -> np.ndarray:
     return chosen["mfu"]
 
 
-def steady_mfu(runs: pd.DataFrame, overhead: np.ndarray) -> np.ndarray:
-    """MFU of each run's compute alone: its GPU-hours less the modelled overheads, its format's speed-up out."""
-    speedup = figures.precision_figures(runs["precision"].to_numpy(dtype=object))["speedup"]
-    return runs["implied_mfu"].to_numpy(float) * (1.0 + overhead) / speedup
+def steady_mfu(runs: pd.DataFrame, overhead: np.ndarray, speed: np.ndarray) -> np.ndarray:
+    """MFU of each run's compute alone: its GPU-hours less the modelled overheads, its format's speed-up and its
+    recompute's extra work out (``speed``, :func:`_speed`)."""
+    return runs["implied_mfu"].to_numpy(float) * (1.0 + overhead) / speed
 
 
 def _power_law(flops, values) -> tuple[float, float, float]:
@@ -122,7 +142,8 @@ class _Grid:
         self.base = {"typical_days_at_1e23": days[0], "typical_days_exponent": days[1], "max_mfu": float(steady.max()),
                      "straggler_exponent": straggler_slope()[0],
                      "typical_batch_at_1e23": days[2], "typical_batch_exponent": days[3],
-                     "scale_flops_low": float(flops.min()), "expert_efficiency": 1.0}
+                     "scale_flops_low": float(flops.min()), "expert_efficiency": 1.0,
+                     "expert_active_share_max": _Experts.active_share_max()}
         for latency in LATENCY_GRID:
             for hidden in HIDDEN_GRID:
                 for scale in SCALE_GRID:
@@ -169,25 +190,41 @@ class _Experts:
     model's prediction for it (at its published cluster, else the cluster a plan would get), whose median is
     ``expert_efficiency``."""
 
+    @staticmethod
+    def active_share_max() -> float:
+        """The largest share of active parameters among the mixture-of-experts runs with GPU-hours (1 if none)."""
+        runs = mfu.run_table()
+        runs = runs[runs["gpu_hours"].notna() & _experts(runs)]
+        return float((runs["active_params"] / runs["params"]).max()) if len(runs) else 1.0
+
     def __init__(self):
         runs = mfu.run_table()
         self.runs = runs[runs["gpu_hours"].notna() & _experts(runs)].reset_index(drop=True)
-        estimates = [estimate(run_scenario(r)) for r in self.runs.to_dict("records")]
-        self.steady = steady_mfu(self.runs, np.array([_overhead_share(e) for e in estimates]))
+        if self.runs.empty:  # no mixture-of-experts run on record: the share stays 1
+            self.steady, self.x = np.zeros(0), {}
+            return
+        records = self.runs.to_dict("records")
+        estimates = [estimate(run_scenario(r)) for r in records]
+        self.steady = steady_mfu(self.runs, np.array([_overhead_share(e, r) for e, r in zip(estimates, records)]),
+                                 np.array([_speed(e) for e in estimates]))
         self.x = run_inputs(self.runs)
 
-    def ratios(self, fitted: dict) -> np.ndarray:
+    def ratios(self, fitted: dict, keep: np.ndarray | None = None) -> np.ndarray:
+        """Each run's steady MFU over its prediction at the share the runs ``keep`` settle on (all by default)."""
+        keep = np.ones(len(self.runs), bool) if keep is None else keep
+        if not keep.any():
+            return np.ones(len(self.runs))
         # the share enters through the kernel rate, which the traffic terms see too: a few passes settle it
         share = 1.0
         for _ in range(3):
             ratio = self.steady / _layout_terms(self.x, {**fitted, "expert_efficiency": share}) * share
-            share = float(np.median(ratio))
+            share = float(np.median(ratio[keep]))
         return ratio
 
     def share(self, fitted: dict, leave: str | None = None) -> float:
         """``expert_efficiency`` with the dense parameters ``fitted``, without the run named ``leave``."""
         keep = (self.runs["name"] != leave).to_numpy()
-        return float(np.median(self.ratios(fitted)[keep])) if keep.any() else 1.0
+        return float(np.median(self.ratios(fitted, keep)[keep])) if keep.any() else 1.0
 
 
 def _typical_days(runs: pd.DataFrame) -> tuple[float, float, float]:
@@ -204,16 +241,18 @@ def _typical_batch() -> tuple[float, float, float, int]:
 
 def _setup():
     runs = _fitted_runs()
-    estimates = [estimate(run_scenario(r)) for r in runs.to_dict("records")]
-    overhead = np.array([_overhead_share(e) for e in estimates])
-    steady = steady_mfu(runs, overhead)
+    records = runs.to_dict("records")
+    estimates = [estimate(run_scenario(r)) for r in records]
+    overhead = np.array([_overhead_share(e, r) for e, r in zip(estimates, records)])
+    speed = np.array([_speed(e) for e in estimates])
+    steady = steady_mfu(runs, overhead, speed)
     days = (*_typical_days(runs)[:2], *_typical_batch()[:2])
-    return runs, overhead, steady, days, _Grid(runs, steady, days), _Experts()
+    return runs, overhead, speed, steady, days, _Grid(runs, steady, days), _Experts()
 
 
 def fit() -> pd.DataFrame:
     """The parameters of ``data/mfu_model.csv`` fitted on all runs with a GPU count and GPU-hours, with spreads."""
-    runs, _, steady, days, grid, experts = _setup()
+    runs, _, _, steady, days, grid, experts = _setup()
     keep = np.ones(len(runs), bool)
     best = grid.best(keep)
     best["expert_efficiency"] = experts.share(best)
@@ -224,10 +263,11 @@ def fit() -> pd.DataFrame:
     source = f"workbench.plan.calibration.fit() on data/published_runs.csv ({len(runs)} runs with a GPU count; {today})"
     rows = []
     for generation, value in sorted(best["kernel_efficiency"].items(), key=lambda kv: (kv[0] == "all", kv[0])):
-        mask = keep if generation == "all" else runs["generation"].to_numpy() == generation
+        # over the dense runs the level is fitted on (mixture-of-experts runs have their own share)
+        mask = grid.dense & (keep if generation == "all" else runs["generation"].to_numpy() == generation)
         rows.append(("kernel_efficiency", generation, value, np.quantile(ratio[mask], 0.25),
                      np.quantile(ratio[mask], 0.75), int(mask.sum()), "fraction",
-                     f"median of steady MFU / layout term; low and high: quartiles. {source}"))
+                     f"median of steady MFU / layout term over the dense runs; low and high: quartiles. {source}"))
     for name, unit, values in (("layer_latency_s", "s", LATENCY_GRID), ("hidden_share", "fraction", HIDDEN_GRID),
                                ("scale_exponent", "-", SCALE_GRID)):
         refits = [f[name] for f in folds]
@@ -237,11 +277,14 @@ def fit() -> pd.DataFrame:
             continue
         rows.append((name, "", best[name], min(refits), max(refits), len(runs), unit,
                      f"grid {values}; low and high: the range over leave-one-out refits. {source}"))
-    refits = [experts.share(best, name) for name in experts.runs["name"]]
+    refits = [experts.share(best, name) for name in experts.runs["name"]] or [1.0]
+    each = ", ".join(f"{name} {ratio:.2f}" for name, ratio in zip(experts.runs["name"], experts.ratios(best)))
     rows.append(("expert_efficiency", "", best["expert_efficiency"], min(refits), max(refits), len(experts.runs),
-                 "fraction", "median over the mixture-of-experts runs with GPU-hours ("
-                 f"{', '.join(experts.runs['name'])}) of steady MFU / the dense model's prediction; low and high: the "
-                 f"range leaving each out. {source}"))
+                 "fraction", f"median over the mixture-of-experts runs with GPU-hours ({each or 'none'}) of steady "
+                 f"MFU / the dense model's prediction; low and high: the median leaving each out. {source}"))
+    rows.append(("expert_active_share_max", "", best["expert_active_share_max"], np.nan, np.nan, len(experts.runs),
+                 "fraction", "the largest share of active parameters among those runs: a model with more of its "
+                 f"parameters active takes a share interpolated towards 1 (dense). {source}"))
     rows.append(("max_mfu", "", float(steady.max()), np.nan, np.nan, len(runs), "fraction",
                  f"the highest steady MFU of the fitted runs ({runs['name'].iloc[int(np.argmax(steady))]}): no plan's "
                  f"default is predicted above it. {source}"))
@@ -266,7 +309,7 @@ def fit() -> pd.DataFrame:
 def comparison() -> pd.DataFrame:
     """One row per published run: reported and estimated GPU-hours and the three errors."""
     runs = mfu.run_table()
-    fitted_runs, overhead, steady, days, grid, experts = _setup()
+    fitted_runs, overhead, speed, steady, days, grid, experts = _setup()
     shipped_share = mfu.parameters()["expert_efficiency"]
     moe_names = set(experts.runs["name"])
     loo_hours = {}
@@ -278,16 +321,17 @@ def comparison() -> pd.DataFrame:
         held = {**fold, "scale_flops_low": float(flops[others].min())}
         term = grid.term(fold)[i] * float(mfu.engineering_scale(flops[i], held) / mfu.engineering_scale(flops[i], fold))
         kernel = mfu.kernel_for(run["gpu_id"], {**mfu.parameters(), **fold})[0]  # the term holds the scale
-        speedup = figures.precision_figures(np.array([run["precision"]], dtype=object))["speedup"][0]
         if run["name"] in moe_names:  # the grid's terms are a dense model's
             term *= experts.share({**mfu.parameters(), **fold}, run["name"])
-        loo_hours[run["name"]] = (run["model_flops"] / (run["peak_flops_per_s"] * kernel * term * speedup * 3600.0)
+        loo_hours[run["name"]] = (run["model_flops"] / (run["peak_flops_per_s"] * kernel * term * speed[i] * 3600.0)
                                   * (1.0 + overhead[i]))
     rows = []
     for run in runs.to_dict("records"):
         scenario = run_scenario(run)
         est = estimate(scenario)
-        hours = est.details["pretrain_days_with_overheads"] * 24.0 * est.n_gpus
+        # GPU-hours as the run reports them: wall-clock with the overheads, or compute only (hours_scope steady)
+        days = est.wall_days if steady_hours(run) else est.details["pretrain_days_with_overheads"]
+        hours = days * 24.0 * est.n_gpus
         reported = run["gpu_hours"]
         epoch_hours = compute.gpu_hours(compute.dense_training_flops(scenario.active_params, scenario.tokens),
                                         run["peak_flops_per_s"], EPOCH_MFU)
@@ -300,6 +344,7 @@ def comparison() -> pd.DataFrame:
                      "n_gpus_published": scenario.n_gpus is not None, "training_flops": est.training_flops,
                      "layout": (f"TP {est.details['tensor_parallel_used']:.0f} x PP "
                                 f"{est.details['pipeline_parallel_used']:.0f} x DP {est.details['data_parallel']:,.0f}"),
+                     "layout_fits": bool(est.details["layout_fits"]),
                      "reported_gpu_hours": reported, "estimated_gpu_hours": hours, "mfu_prior": est.mfu,
                      "implied_mfu": run["implied_mfu"], "mfu_basis": est.details["mfu_basis"],
                      "error": hours / reported - 1, "error_leave_one_out": loo / reported - 1,
@@ -354,7 +399,6 @@ def scaling_check(straggler_exponent: float | None = None) -> pd.DataFrame:
 
 
 def catalog_id(name: str) -> str:
-    from ..reference import catalog
     return catalog.resolve_gpu(name)
 
 

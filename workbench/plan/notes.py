@@ -13,6 +13,10 @@ from ..reference.messages import Message
 from ..reference.numbers import compact, power_of_ten
 from .scenario import Scenario, ScenarioError, fields
 
+#: Above this many GPUs a training cluster bought at an on-demand or spot list price gets a warning: a planning
+#: threshold (64 eight-GPU servers), not a provider's quota; the list price is then a ceiling, not a quote.
+LIST_PRICE_CLUSTER_GPUS = 512
+
 
 def defaults_used(scenario: Scenario, figures: dict) -> dict[str, str]:
     """Where each input left empty got its value from (single scenarios only)."""
@@ -149,6 +153,9 @@ def warnings(scenario: Scenario, figures: dict) -> list[str]:
                            ttft_s=figures["serving_ttft_s"]))
     if scenario.serving_months > 0:
         out += multi_node_warning(figures)
+    if (pretraining and scenario.price_per_gpu_hour is None and scenario.pricing in ("on_demand", "spot")
+            and float(figures["n_gpus"]) > LIST_PRICE_CLUSTER_GPUS):
+        out.append(Message("ew_list_price_cluster", gpus=float(figures["n_gpus"]), mode=scenario.pricing))
     if scenario.budget_usd is not None and figures["total_cost_usd"] > scenario.budget_usd:
         over = figures["total_cost_usd"] - scenario.budget_usd
         out.append(Message("ew_over_budget", total_usd=figures["total_cost_usd"], budget_usd=scenario.budget_usd,

@@ -157,7 +157,11 @@ def published_runs() -> pd.DataFrame:
                  "reported_flops", "reported_cost_usd", "implied_mfu_6nd", "tensor_parallel", "pipeline_parallel",
                  "zero_stage", "global_batch_tokens", "network_gbps_per_node", "d_model", "n_layers", "micro_batch_size"),
         required=("name", "params", "tokens", "gpu"),
-        choices={"precision": ("", "bf16", "fp16", "fp8")},
+        # hours_scope: wall-clock (downtime, restarts and checkpoints inside the hours, the default) or steady
+        # (hours from an iteration time or a measured rate: compute only); recompute: the run's activation recompute;
+        # divergence_allowance none: the run reports no divergence or rollback
+        choices={"precision": ("", "bf16", "fp16", "fp8"), "recompute": ("", "none", "selective", "full"),
+                 "hours_scope": ("", "wall-clock", "steady"), "divergence_allowance": ("", "expected", "none")},
         key="name",
         bounds={"params": (1e6, 1e13), "active_params": (1e6, 1e13), "tokens": (1e6, 1e15), "seq_len": (128, 1048576),
                 "n_gpus": (1, 1e7), "gpu_hours": (0, 1e10), "wall_days": (0, 1e4), "reported_flops": (0, 1e30),

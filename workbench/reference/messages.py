@@ -77,6 +77,11 @@ WARNINGS = {
         "serving: a replica of {replica_gpus:,.0f} GPUs spans {nodes:,.0f} nodes; tensor-parallel communication "
         "between nodes is not modelled, so its latency and cost are optimistic",
         "推理：一个副本的 {replica_gpus:,.0f} 块 GPU 跨越 {nodes:,.0f} 个节点；节点间的张量并行通信未建模，延迟和成本偏乐观"),
+    "ew_list_price_cluster": (
+        "{gpus:,.0f} GPUs priced {mode!m} at a list price: clouds seldom sell a training cluster this size that way; "
+        "such clusters are reserved or negotiated (pricing reserved_1y, or a quoted price_per_gpu_hour)",
+        "{gpus:,.0f} 块 GPU 按“{mode!m}”目录价计：云厂商很少这样出售这么大的训练集群；此类集群通常包年或议价"
+        "（计费方式选包年，或填写报价的每 GPU 小时价格）"),
     "ew_over_budget": (
         "the plan's total of {total_usd} is over the budget of {budget_usd} by {over_usd} ({share:.0%})",
         "方案总额 {total_usd} 超出预算 {budget_usd}，超支 {over_usd}（{share:.0%}）"),

@@ -10,7 +10,9 @@ to card (the A100 PCIe is offered by marketplaces, the SXM module by the large c
 would then compare marketplaces with hyperscalers, making the slower card look cheaper per unit of work. The
 on-demand offers are instead split into a SKU term and a provider term by Tukey's median polish over their
 logarithms (Tukey 1977, *Exploratory Data Analysis*, ch. 11), and the typical price is the SKU term: the
-price of the card at a typical provider of the table.
+price of the card at a typical provider of the table. It may lie outside the card's own offers (a card listed only
+by dear providers is priced as a typical one would sell it), and it borrows from the other cards' offers: a new
+quote for one card can move another card's typical price.
 """
 from __future__ import annotations
 
@@ -93,8 +95,9 @@ def typical_on_demand() -> dict[str, float]:
     offers = prices()[prices()["mode"] == "on_demand"]
     table = offers.pivot(index="sku", columns="provider", values="usd_per_gpu_hour")
     overall, row, _ = median_polish(np.log(table.to_numpy(dtype=float)))
-    # to a hundredth of a cent: the polish converges to 1e-12 in logs, not to the cent of a listed price
-    return {sku: round(float(np.exp(overall + effect)), 4) for sku, effect in zip(table.index, row)}
+    # to six significant digits: the polish converges to 1e-12 in logs, not to a listed price's digits (and a
+    # fixed number of decimals would round a tiny price to nought)
+    return {sku: float(f"{np.exp(overall + effect):.6g}") for sku, effect in zip(table.index, row)}
 
 
 @cached
@@ -115,8 +118,15 @@ def lookup(sku: str, mode: str = "on_demand", provider: str = MEDIAN) -> tuple[f
         undated = len(offers) - len(dated)
         when = f"as of {dated[0]} to {dated[-1]}" if dated else "undated"
         when += f", {undated} undated" if dated and undated else ""
-        source = (f"typical of {len(offers)} on-demand offers for {sku}, adjusted for which providers list it "
-                  f"(median polish over {int((table['mode'] == 'on_demand').sum())} offers; {when}; data/prices.csv)")
+        if len(offers) == 1:  # one offer: say whose, and on what basis, not a "typical" price
+            only = offers.iloc[0]
+            source = (f"the only on-demand offer on record for {sku}: {only['provider']}, {only['as_of']} "
+                      f"({only['basis']}; {only['source']})")
+        else:
+            low, high = offers["usd_per_gpu_hour"].min(), offers["usd_per_gpu_hour"].max()
+            source = (f"{sku} at a typical provider of the table: its {len(offers)} on-demand offers ({low:g} to "
+                      f"{high:g} USD) set against the same providers' offers for other GPUs (median polish over "
+                      f"{int((table['mode'] == 'on_demand').sum())} offers; {when}; data/prices.csv)")
         if mode != "on_demand":
             ratio = mode_ratios()[mode]
             source += f" x {ratio:.3f} (median {mode}/on_demand ratio across providers)"
