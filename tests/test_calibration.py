@@ -256,3 +256,12 @@ def test_a_fit_without_mixture_of_experts_runs_leaves_the_share_at_one(tmp_path,
     finally:
         monkeypatch.delenv(data.DATA_DIR_ENV)
         data.reload()
+
+
+def test_a_bad_published_run_is_named_by_its_file_row_and_column():
+    from workbench.plan.calibration import run_scenario
+    runs = mfu.run_table()
+    row = runs.index[runs["name"] == "Skywork-13B"][0] + 2
+    with pytest.raises(data.DataFileError, match=rf"published_runs.csv, row {row}, column 'active_params': run "
+                                                 r"'Skywork-13B': active_params=20000000000: exceeds params"):
+        run_scenario({**runs.iloc[row - 2].to_dict(), "active_params": 2e10})

@@ -155,3 +155,23 @@ def _example_file(text):
 def test_app_refuses_a_port_out_of_range():
     result = run("app", "--port", "70000")
     assert result.returncode == 2 and "--port 70000: allowed: 1 to 65535" in result.stderr
+
+
+def test_prices_lists_where_a_gpu_can_be_had_cheapest_first_in_the_display_currency():
+    out = json.loads(run("prices", "--gpu", "H100", "--pricing", "on_demand", "--json").stdout)
+    offers = out["offers"]
+    assert out["gpu"] == "H100-SXM5-80GB" and len(offers) == 11  # the on-demand offers of data/prices.csv
+    assert [o["usd_per_gpu_hour"] for o in offers] == sorted(o["usd_per_gpu_hour"] for o in offers)
+    assert all(o["as_of"] and o["source"] for o in offers)
+    assert {o["region"] for o in offers if o["provider"] == "azure"} == {"eastus"}  # as the offer's own notes say
+    assert out["typical_on_demand_per_gpu_hour"] == 3.99
+    cny = json.loads(run("prices", "--gpu", "H100", "--currency", "CNY", "--cny-per-usd", "7.2", "--json").stdout)
+    assert all(o["price_per_gpu_hour"] == pytest.approx(o["usd_per_gpu_hour"] * 7.2) for o in cny["offers"])
+    text = run("prices", "--gpu", "H800").stdout
+    assert "deepseek-v3-report" in text and "its only on-demand offer on record" in text
+    none = run("prices", "--gpu", "A800")
+    assert none.returncode == 0 and "No price on record for A800-SXM4-80GB" in none.stdout
+    for args, message in ((("--gpu", "H1000"), "--gpu H1000: unknown GPU 'H1000'"),
+                          (("--gpu", "H100", "--cny-per-usd", "0"), "--cny-per-usd 0.0: is out of range")):
+        bad = run("prices", *args)
+        assert bad.returncode == 1 and message in bad.stderr and len(bad.stderr.strip().splitlines()) == 1

@@ -128,7 +128,7 @@ def _rewrite(path, edit):
 
 def test_bad_number_names_file_row_column(corrupt_copy):
     path = corrupt_copy / "prices.csv"
-    _rewrite(path, lambda rows: rows[3].__setitem__(3, "cheap"))
+    _rewrite(path, lambda rows: rows[3].__setitem__(rows[0].index("usd_per_gpu_hour"), "cheap"))
     with pytest.raises(data.DataFileError, match=r"prices.csv, row 4, column 'usd_per_gpu_hour': 'cheap' is not a number"):
         prices.prices()
 

@@ -115,6 +115,13 @@ def build_parser() -> argparse.ArgumentParser:
     _add_workbook_options(est)
     gpus = commands.add_parser("gpus", help="the accelerator catalog")
     gpus.add_argument("--json", action="store_true", help="print JSON")
+    offers = commands.add_parser("prices", help="where a GPU can be had: every price on record, cheapest first, "
+                                               "and the typical price a plan gets without a provider")
+    offers.add_argument("--gpu", required=True, help="a catalog id or alias (workbench gpus)")
+    offers.add_argument("--pricing", choices=prices.PRICING_MODES, help="one pricing mode (default: all)")
+    offers.add_argument("--currency", choices=("USD", "CNY"), default="USD", help="the display currency")
+    offers.add_argument("--cny-per-usd", type=float, help="the exchange rate for CNY (default: the scenario's)")
+    offers.add_argument("--json", action="store_true", help="print JSON")
     lev = _add_scenario_options(commands.add_parser(
         "levers", help="what to change to spend less: each lever's saving, its risk and the risk-adjusted saving, "
                        "ranked (same options as estimate)"))
@@ -644,6 +651,43 @@ def _json_default(x):
     raise TypeError(type(x).__name__)
 
 
+def _cmd_prices(args) -> None:
+    try:
+        gpu = catalog.resolve_gpu(args.gpu)
+    except catalog.UnknownGpuError as error:
+        raise ValueError(f"--gpu {args.gpu}: {error}") from None
+    rate = args.cny_per_usd if args.cny_per_usd is not None else float(fields()["cny_per_usd"].default)
+    if not (np.isfinite(rate) and 0 < rate < 1e4):
+        raise ValueError(f"--cny-per-usd {args.cny_per_usd}: is out of range; allowed: above 0 to 10,000")
+    factor = rate if args.currency == "CNY" else 1.0
+    table = prices.offers(gpu, args.pricing)
+    table.insert(4, "price_per_gpu_hour", table["usd_per_gpu_hour"] * factor)  # in the display currency
+    typical = prices.typical_on_demand().get(gpu)
+    if args.json:
+        print(json.dumps({"gpu": gpu, "currency": args.currency, "cny_per_usd": rate,
+                          "typical_on_demand_per_gpu_hour": None if typical is None else typical * factor,
+                          "offers": json.loads(table.to_json(orient="records"))}, indent=2))
+        return
+    if table.empty:
+        print(f"No price on record for {gpu}{' ' + args.pricing if args.pricing else ''}: give --price-per-gpu-hour "
+              "to estimate with it (data/prices.csv lists the offers on record).")
+        return
+    shown = pd.DataFrame({"provider": table["provider"], "region": table["region"].replace("", "-"),
+                          "pricing": table["mode"],
+                          f"{args.currency}/GPU-h": table["price_per_gpu_hour"].map(lambda v: f"{v:,.2f}"),
+                          "as of": table["as_of"], "basis": table["basis"].str.slice(0, 40),
+                          "source": table["source"].str.slice(0, 60)})
+    print(f"Offers on record for {gpu}, cheapest first ({args.currency}"
+          + (f" at {rate:g} CNY/USD" if args.currency == "CNY" else "") + "):")
+    print(shown.to_string(index=False))
+    if typical is not None:
+        single = (table["mode"] == "on_demand").sum() == 1
+        print(f"\nA plan without a provider pays {typical * factor:,.2f} {args.currency} an hour on demand: "
+              + ("its only on-demand offer on record. " if single else "the card at a typical provider of the table "
+                 "(median polish over GPUs and providers). ")
+              + "Region: where the offer's source names one. Sources in full: data/prices.csv.")
+
+
 def _cmd_gpus(args) -> None:
     table = catalog.accelerators()[["id", "vendor", "generation", "memory_gb", "peak_bf16_dense_tflops",
                                     "peak_fp16_dense_tflops", "peak_fp8_dense_tflops", "tdp_w", "nvlink_gb_per_s",
@@ -765,7 +809,7 @@ def main(argv=None) -> int:
         args = build_parser().parse_args(argv)  # --help and --version first: they need no data checked
         from .app.tables import check_all
         check_all()  # a bad data folder is refused before any command, with its file, row and column
-        {"estimate": _cmd_estimate, "sensitivity": _cmd_sensitivity, "levers": _cmd_levers, "link": _cmd_link, "gpus": _cmd_gpus,
+        {"estimate": _cmd_estimate, "sensitivity": _cmd_sensitivity, "levers": _cmd_levers, "link": _cmd_link, "gpus": _cmd_gpus, "prices": _cmd_prices,
          "validate": _cmd_validate, "layouts": _cmd_layouts, "serve": _cmd_serve, "plan": _cmd_plan,
          "actuals": _cmd_actuals, "app": _cmd_app}[args.command](args)
     except (UsageError, ScenarioError, DataFileError, ValueError) as error:  # ActualsError, ReviewError too

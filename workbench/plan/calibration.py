@@ -28,7 +28,8 @@ from ..formulas import compute, mfu, parallelism
 from ..reference import catalog
 from . import figures
 from .estimate import broadcast_inputs, estimate
-from .scenario import Scenario, fields
+from ..reference.data import DataFileError, data_dir, published_runs
+from .scenario import Scenario, ScenarioError, fields
 
 EPOCH_MFU = 0.375
 #: Not fitted: the runs cannot separate these two from the kernel efficiencies (their leave-one-out refits jump
@@ -58,6 +59,17 @@ def run_scenario(run: dict) -> Scenario:
     """A run as a user would type it: its published inputs, no MFU. Prices do not enter GPU-hours; a fixed one
     keeps runs on accelerators without a price on record."""
     recompute, allowance = run.get("recompute"), run.get("divergence_allowance")
+    try:
+        return _run_scenario(run, recompute, allowance)
+    except ScenarioError as error:  # a published run is data: name its file, row and column, not a CLI option
+        names = list(published_runs()["name"])
+        row = names.index(run["name"]) + 2 if run.get("name") in names else None
+        column = error.field if error.field in published_runs().columns else None
+        raise DataFileError(data_dir() / "published_runs.csv", f"run {run.get('name')!r}: {error.field}="
+                            f"{error.value!r}: {error.problem}", row, column) from None
+
+
+def _run_scenario(run: dict, recompute, allowance) -> Scenario:
     return Scenario(params=run["params"], active_params=_given(run["active_params"]) or run["params"],
                     tokens=run["tokens"], seq_len=_given(run["seq_len"]) or mfu.DEFAULT_RUN_SEQ_LEN,
                     gpu=run["gpu_id"], precision=run["precision"], price_per_gpu_hour=1.0,

@@ -141,6 +141,18 @@ def lookup(sku: str, mode: str = "on_demand", provider: str = MEDIAN) -> tuple[f
     return float(row["usd_per_gpu_hour"]), f"{provider} {mode}, {row['as_of']} ({row['basis']}; {row['source']})"
 
 
+def offers(sku: str, mode: str | None = None) -> pd.DataFrame:
+    """Every offer on record for one SKU id (of one pricing ``mode``, or all), cheapest first: provider, region
+    (where the offer's source names it), mode, USD per GPU-hour, date, basis and source."""
+    if mode is not None:
+        _check_mode(mode)
+    table = prices()
+    rows = table[(table["sku"] == sku) & ((table["mode"] == mode) if mode is not None else True)]
+    columns = ["provider", "region", "mode", "usd_per_gpu_hour", "as_of", "basis", "source", "notes"]
+    rows = rows.reindex(columns=columns).fillna({"region": "", "notes": ""})
+    return rows.sort_values(["usd_per_gpu_hour", "provider", "mode"], kind="stable").reset_index(drop=True)
+
+
 def price_per_gpu_hour(sku, mode="on_demand", provider=MEDIAN):
     """Vectorised :func:`lookup`: arrays of prices [USD/GPU-h] and sources, one per element."""
     sku, mode, provider = np.broadcast_arrays(*(np.asarray(x, dtype=object) for x in (sku, mode, provider)))
