@@ -180,6 +180,8 @@ def test_a_missing_parameter_row_is_refused(tmp_path, monkeypatch):
      "out of range for expert_efficiency"),
     ("mfu_model.csv", lambda t: "\n".join(line for line in t.splitlines() if not line.startswith("expert_")) + "\n",
      "has no row for expert_efficiency"),
+    ("mfu_model.csv", lambda t: t.replace("expert_active_share_max,,", "expert_active_share_max,,1.0#", 1),
+     "out of range for expert_active_share_max"),
     ("published_runs.csv", lambda t: t.replace(",steady,", ",stedy,", 1), "hours_scope"),
     ("published_runs.csv", lambda t: t.replace(",full,", ",all,", 1), "recompute"),
 ])

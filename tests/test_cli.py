@@ -168,10 +168,15 @@ def test_prices_lists_where_a_gpu_can_be_had_cheapest_first_in_the_display_curre
     cny = json.loads(run("prices", "--gpu", "H100", "--currency", "CNY", "--cny-per-usd", "7.2", "--json").stdout)
     assert all(o["price_per_gpu_hour"] == pytest.approx(o["usd_per_gpu_hour"] * 7.2) for o in cny["offers"])
     text = run("prices", "--gpu", "H800").stdout
-    assert "deepseek-v3-report" in text and "its only on-demand offer on record" in text
+    assert "deepseek-v3-report" in text and "the only on-demand offer on record" in text
+    # no spot offer: the engine's own price for a plan, the on-demand offer times the spot ratio, with its source
+    spot = run("prices", "--gpu", "H800", "--pricing", "spot").stdout
+    assert spot.startswith("No spot offer on record for H800-SXM5-80GB; a plan without a provider pays 1.19 USD")
     none = run("prices", "--gpu", "A800")
-    assert none.returncode == 0 and "No price on record for A800-SXM4-80GB" in none.stdout
-    for args, message in ((("--gpu", "H1000"), "--gpu H1000: unknown GPU 'H1000'"),
+    assert none.returncode == 0 and "No offer on record for A800-SXM4-80GB" in none.stdout
+    for args, message in ((("--gpu", "H1000"), "--gpu: unknown GPU 'H1000'"),
+                          (("--gpu", "x" * 500), "--gpu: unknown GPU '" + "x" * 40 + "...'"),
+                          (("--gpu", "H100", "--cny-per-usd", "1e-300"), "is out of range; allowed: a number from 0.1 to 100"),
                           (("--gpu", "H100", "--cny-per-usd", "0"), "--cny-per-usd 0.0: is out of range")):
         bad = run("prices", *args)
         assert bad.returncode == 1 and message in bad.stderr and len(bad.stderr.strip().splitlines()) == 1

@@ -93,6 +93,27 @@ def test_a_card_sold_by_marketplaces_is_not_priced_below_its_faster_sibling_at_t
     assert "median polish" in prices.lookup("A100-PCIe-80GB")[1]
 
 
+@pytest.mark.parametrize("region,message", [("x" * 60, "is not a region id"), ("us east", "is not a region id"),
+                                            ("NA\nB", "is not a region id")])
+def test_a_bad_region_is_named_with_its_row(corrupt_copy, region, message):
+    path = corrupt_copy / "prices.csv"
+    _rewrite(path, lambda rows: rows[3].__setitem__(rows[0].index("region"), region))
+    with pytest.raises(data.DataFileError, match=rf"prices.csv, row 4, column 'region': .*{message}"):
+        prices.prices()
+
+
+def test_a_price_table_without_regions_is_refused(corrupt_copy):
+    path = corrupt_copy / "prices.csv"
+    _rewrite(path, lambda rows: [r.pop(rows[0].index("region")) for r in rows[::-1]])
+    with pytest.raises(data.DataFileError, match=r"prices.csv, column 'region': missing column"):
+        prices.prices()
+
+
+def test_a_single_offer_is_named_only_when_it_is_the_price():
+    # H800: DeepSeek's assumed rental, from a provider that lists nothing else: the price is that offer
+    assert prices.lookup("H800-SXM5-80GB")[1].startswith("the only on-demand offer on record for H800-SXM5-80GB")
+
+
 def test_price_look_ups_name_a_bad_mode_or_gpu():
     for call in (lambda: prices.lookup("H100-SXM5-80GB", "bogus"), lambda: prices.providers_for("H100-SXM5-80GB", "bogus"),
                  lambda: prices.price_per_gpu_hour(["H100-SXM5-80GB"], ["bogus"])):

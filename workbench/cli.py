@@ -655,10 +655,12 @@ def _cmd_prices(args) -> None:
     try:
         gpu = catalog.resolve_gpu(args.gpu)
     except catalog.UnknownGpuError as error:
-        raise ValueError(f"--gpu {args.gpu}: {error}") from None
-    rate = args.cny_per_usd if args.cny_per_usd is not None else float(fields()["cny_per_usd"].default)
-    if not (np.isfinite(rate) and 0 < rate < 1e4):
-        raise ValueError(f"--cny-per-usd {args.cny_per_usd}: is out of range; allowed: above 0 to 10,000")
+        raise ValueError(f"--gpu: {error}") from None
+    field = fields()["cny_per_usd"]
+    rate = args.cny_per_usd if args.cny_per_usd is not None else float(field.default)
+    if not (np.isfinite(rate) and field.min <= rate <= field.max):  # the range a scenario's rate has
+        raise ValueError(f"--cny-per-usd {args.cny_per_usd}: is out of range; allowed: a number from {field.min:g} "
+                         f"to {field.max:g}")
     factor = rate if args.currency == "CNY" else 1.0
     table = prices.offers(gpu, args.pricing)
     table.insert(4, "price_per_gpu_hour", table["usd_per_gpu_hour"] * factor)  # in the display currency
@@ -668,9 +670,16 @@ def _cmd_prices(args) -> None:
                           "typical_on_demand_per_gpu_hour": None if typical is None else typical * factor,
                           "offers": json.loads(table.to_json(orient="records"))}, indent=2))
         return
+    mode = args.pricing or "on_demand"
+    try:  # what the engine itself charges a plan without a provider, and why
+        usd, source = prices.lookup(gpu, mode)
+    except prices.PriceNotFoundError:
+        usd = None
     if table.empty:
-        print(f"No price on record for {gpu}{' ' + args.pricing if args.pricing else ''}: give --price-per-gpu-hour "
-              "to estimate with it (data/prices.csv lists the offers on record).")
+        print(f"No {args.pricing + ' ' if args.pricing else ''}offer on record for {gpu}"
+              + (f"; a plan without a provider pays {usd * factor:,.2f} {args.currency} an hour ({mode}): {source}."
+                 if usd is not None else ": give --price-per-gpu-hour to estimate with it (data/prices.csv lists the "
+                 "offers on record)."))
         return
     shown = pd.DataFrame({"provider": table["provider"], "region": table["region"].replace("", "-"),
                           "pricing": table["mode"],
@@ -680,12 +689,9 @@ def _cmd_prices(args) -> None:
     print(f"Offers on record for {gpu}, cheapest first ({args.currency}"
           + (f" at {rate:g} CNY/USD" if args.currency == "CNY" else "") + "):")
     print(shown.to_string(index=False))
-    if typical is not None:
-        single = (table["mode"] == "on_demand").sum() == 1
-        print(f"\nA plan without a provider pays {typical * factor:,.2f} {args.currency} an hour on demand: "
-              + ("its only on-demand offer on record. " if single else "the card at a typical provider of the table "
-                 "(median polish over GPUs and providers). ")
-              + "Region: where the offer's source names one. Sources in full: data/prices.csv.")
+    if usd is not None:
+        print(f"\nA plan without a provider pays {usd * factor:,.2f} {args.currency} an hour ({mode}): {source}. "
+              "Region: where the offer's source names one. Sources in full: data/prices.csv.")
 
 
 def _cmd_gpus(args) -> None:

@@ -60,7 +60,7 @@ _PARAMETER_BOUNDS = {"kernel_efficiency": (0.0, 1.0), "layer_latency_s": (-1e-12
                      "scale_flops_low": (0.0, 1e35),
                      "typical_days_at_1e23": (0.0, 3650.0), "typical_days_exponent": (-1.0, 1.0),
                      "typical_batch_at_1e23": (0.0, 1e12), "typical_batch_exponent": (-1.0, 1.0),
-                     "expert_efficiency": (0.1, 1.0), "expert_active_share_max": (0.0, 1.0)}
+                     "expert_efficiency": (0.1, 1.0), "expert_active_share_max": (0.0, 0.95)}
 
 
 @cached

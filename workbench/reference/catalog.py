@@ -70,7 +70,8 @@ def resolve_gpu(name: str) -> str:
         return found
     close = difflib.get_close_matches(_normalise(name), list(_names()), n=8, cutoff=0.5)
     ids = list(dict.fromkeys(_names()[c] for c in close))[:3] or gpu_ids()[:3]
-    raise UnknownGpuError(f"unknown GPU {name!r}; closest: {', '.join(ids)} (see `workbench gpus`)")
+    shown = name if len(str(name)) <= 40 else str(name)[:40] + "..."  # a pasted page is not echoed whole
+    raise UnknownGpuError(f"unknown GPU {shown!r}; closest: {', '.join(ids)} (see `workbench gpus`)")
 
 
 def _broadcast_scalar(values):

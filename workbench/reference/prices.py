@@ -16,11 +16,13 @@ quote for one card can move another card's typical price.
 """
 from __future__ import annotations
 
+import re
+
 
 import numpy as np
 import pandas as pd
 
-from .data import cached, read_table
+from .data import DataFileError, cached, data_dir, read_table
 
 PRICING_MODES = ("on_demand", "reserved_1y", "reserved_3y", "spot")
 MEDIAN = "median"
@@ -35,11 +37,20 @@ def prices() -> pd.DataFrame:
     """Every price row, as in the file."""
     from .catalog import gpu_ids
     # no cloud lists a GPU-hour above 1,000 USD: such a row is a typo (a node price, a missing decimal point)
-    return read_table("prices.csv", numeric=("usd_per_gpu_hour",),
+    table = read_table("prices.csv", numeric=("usd_per_gpu_hour",),
                       required=("sku", "provider", "mode", "usd_per_gpu_hour", "as_of", "source"),
                       key=("sku", "provider", "mode"), bounds={"usd_per_gpu_hour": (0, 1000)},
                       choices={"mode": PRICING_MODES, "sku": set(gpu_ids())}, normalised=("provider",),
                       reserved={"provider": (MEDIAN,)})
+    if "region" not in table.columns:
+        raise DataFileError(data_dir() / "prices.csv", "missing column (a region, or empty)", column="region")
+    for row_number, region in enumerate(table["region"].fillna(""), start=2):
+        # a cloud's region id as its console writes it (us-east-1, cn-beijing, eastus), or empty where unknown
+        if region and not re.fullmatch(r"[a-z0-9][a-z0-9-]{0,39}", str(region)):
+            raise DataFileError(data_dir() / "prices.csv", f"{str(region)[:40]!r} is not a region id (lower-case "
+                                "letters, digits and dashes, at most 40, as the cloud writes it; or empty)",
+                                row_number, "region")
+    return table
 
 
 def _check_mode(mode) -> str:
@@ -118,14 +129,17 @@ def lookup(sku: str, mode: str = "on_demand", provider: str = MEDIAN) -> tuple[f
         undated = len(offers) - len(dated)
         when = f"as of {dated[0]} to {dated[-1]}" if dated else "undated"
         when += f", {undated} undated" if dated and undated else ""
-        if len(offers) == 1:  # one offer: say whose, and on what basis, not a "typical" price
-            only = offers.iloc[0]
+        only = offers.iloc[0]
+        if len(offers) == 1 and abs(median / float(only["usd_per_gpu_hour"]) - 1) < 1e-5:
+            # one offer from a provider that sells nothing else: say whose, and on what basis
             source = (f"the only on-demand offer on record for {sku}: {only['provider']}, {only['as_of']} "
                       f"({only['basis']}; {only['source']})")
         else:
             low, high = offers["usd_per_gpu_hour"].min(), offers["usd_per_gpu_hour"].max()
-            source = (f"{sku} at a typical provider of the table: its {len(offers)} on-demand offers ({low:g} to "
-                      f"{high:g} USD) set against the same providers' offers for other GPUs (median polish over "
+            own = (f"its on-demand offer ({only['provider']}, {low:g} USD)" if len(offers) == 1
+                   else f"its {len(offers)} on-demand offers ({low:g} to {high:g} USD)")
+            source = (f"{sku} at a typical provider of the table: {own} set against the same providers' offers for "
+                      f"other GPUs (median polish over "
                       f"{int((table['mode'] == 'on_demand').sum())} offers; {when}; data/prices.csv)")
         if mode != "on_demand":
             ratio = mode_ratios()[mode]
