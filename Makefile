@@ -22,9 +22,13 @@ PORT ?= 8866
 app: install
 	$(BIN)/workbench app --port=$(PORT)
 
-# in parallel, one worker per core (pytest-xdist): 545 s instead of 816 s on a 2-core machine (2026-12-05)
+# the engine, files and server tests in parallel, one worker per core (pytest-xdist); then the app in Chromium on
+# its own, as a reader's browser runs, not beside two fuzzing workers (a box typed while the machine was that
+# busy was once lost: docs/operations.md)
+BROWSER_TESTS = tests/test_app_browser.py tests/test_app_lifecycle.py
 test: install
-	$(BIN)/python -m pytest -n auto
+	$(BIN)/python -m pytest -n auto $(addprefix --ignore=,$(BROWSER_TESTS))
+	$(BIN)/python -m pytest $(BROWSER_TESTS)
 
 # the suite (without the browser, hub and load tests) on the lowest versions pyproject.toml declares (.ci/minimum.txt)
 MINIMUM_VENV ?= .venv-minimum
