@@ -267,3 +267,11 @@ def test_a_bad_published_run_is_named_by_its_file_row_and_column():
     with pytest.raises(data.DataFileError, match=rf"published_runs.csv, row {row}, column 'active_params': run "
                                                  r"'Skywork-13B': active_params=20000000000: exceeds params"):
         run_scenario({**runs.iloc[row - 2].to_dict(), "active_params": 2e10})
+
+
+def test_the_mfu_note_states_the_experts_share_the_plan_gets():
+    # 60B of 70B active: nearer dense than the fitted runs, so a share between the fitted one and 1, as applied
+    scenario = Scenario(params=70e9, active_params=60e9, tokens=2e12, price_per_gpu_hour=1.0)
+    share = float(mfu.expert_share(70e9, 60e9))
+    assert mfu.parameters()["expert_efficiency"] < share < 1
+    assert f"x experts' share {share:.3f} " in estimate(scenario).defaults_used["mfu"]

@@ -31,8 +31,9 @@ def defaults_used(scenario: Scenario, figures: dict) -> dict[str, str]:
                           "data/accelerators.csv) " if mfu.sustained_share(scenario.gpu) < 1 else "")
                        + "x engineering scale "
                        f"{float(mfu.engineering_scale(figures['training_flops'])):.3f} (runs of {power_of_ten(figures['training_flops'], 2)} FLOP) "
-                       + (f"x experts' share {mfu.parameters()['expert_efficiency']:.3f} (a mixture of experts, "
-                          f"{power_of_ten(scenario.active_params, 2)} of {power_of_ten(scenario.params, 2)} parameters "
+                       + (f"x experts' share {float(mfu.expert_share(scenario.params, scenario.active_params)):.3f} "
+                          f"(a mixture of experts, {power_of_ten(scenario.active_params, 2)} of "
+                          f"{power_of_ten(scenario.params, 2)} parameters "
                           "active: routing and all-to-all; data/mfu_model.csv) "
                           if mfu.is_mixture_of_experts(scenario.params, scenario.active_params) else "")
                        + f"x per-layer fixed time {figures['width_efficiency']:.3f} x cluster size "
