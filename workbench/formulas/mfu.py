@@ -7,8 +7,9 @@ The terms are :mod:`workbench.formulas.parallelism`'s, evaluated for every tenso
 :mod:`workbench.formulas.layouts`; the best layout that fits in memory is kept. The fitted parameters are few and live in
 ``data/mfu_model.csv`` with their spread: the kernel efficiency of each generation with published runs, the
 width constant, the share of the gradient traffic hidden behind compute, and the typical wall-clock of a run of
-a given size, and the share of a dense model's MFU a mixture-of-experts run reaches. :func:`workbench.plan.calibration.fit` writes them from ``data/published_runs.csv`` (runs with a GPU
-count and GPU-hours); ``workbench validate`` reports the fit in sample and leave-one-out.
+a given size, and the share of a dense model's MFU a mixture-of-experts run reaches.
+:func:`workbench.plan.calibration.fit` writes them from ``data/published_runs.csv`` (runs with a GPU count and
+GPU-hours); ``workbench validate`` reports the fit in sample and leave-one-out.
 
 A generation without published runs takes the H100's kernel efficiency scaled by a measured per-GPU speed-up
 (MLPerf Training, ``data/generation_speedups.csv``) over the ratio of peaks, or, with no measurement on record,

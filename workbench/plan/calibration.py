@@ -215,10 +215,7 @@ class _Experts:
         if self.runs.empty:  # no mixture-of-experts run on record: the share stays 1
             self.steady, self.x = np.zeros(0), {}
             return
-        records = self.runs.to_dict("records")
-        estimates = [estimate(run_scenario(r)) for r in records]
-        self.steady = steady_mfu(self.runs, np.array([_overhead_share(e, r) for e, r in zip(estimates, records)]),
-                                 np.array([_speed(e) for e in estimates]))
+        self.steady = _as_run(self.runs)[2]
         self.x = run_inputs(self.runs)
 
     def ratios(self, fitted: dict, keep: np.ndarray | None = None) -> np.ndarray:
@@ -251,13 +248,18 @@ def _typical_batch() -> tuple[float, float, float, int]:
     return (*_power_law(runs["model_flops"], runs["global_batch_tokens"]), len(runs))
 
 
-def _setup():
-    runs = _fitted_runs()
+def _as_run(runs: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(overhead share, speed, steady MFU) of each run, each estimated as a user would type it."""
     records = runs.to_dict("records")
     estimates = [estimate(run_scenario(r)) for r in records]
     overhead = np.array([_overhead_share(e, r) for e, r in zip(estimates, records)])
     speed = np.array([_speed(e) for e in estimates])
-    steady = steady_mfu(runs, overhead, speed)
+    return overhead, speed, steady_mfu(runs, overhead, speed)
+
+
+def _setup():
+    runs = _fitted_runs()
+    overhead, speed, steady = _as_run(runs)
     days = (*_typical_days(runs)[:2], *_typical_batch()[:2])
     return runs, overhead, speed, steady, days, _Grid(runs, steady, days), _Experts()
 

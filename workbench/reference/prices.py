@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import re
 
-
 import numpy as np
 import pandas as pd
 
