@@ -160,13 +160,16 @@ def test_app_refuses_a_port_out_of_range():
 def test_prices_lists_where_a_gpu_can_be_had_cheapest_first_in_the_display_currency():
     out = json.loads(run("prices", "--gpu", "H100", "--pricing", "on_demand", "--json").stdout)
     offers = out["offers"]
-    assert out["gpu"] == "H100-SXM5-80GB" and len(offers) == 11  # the on-demand offers of data/prices.csv
+    assert out["gpu"] == "H100-SXM5-80GB" and len(offers) == 42  # the on-demand offers of data/prices.csv
     assert [o["usd_per_gpu_hour"] for o in offers] == sorted(o["usd_per_gpu_hour"] for o in offers)
-    assert all(o["as_of"] and o["source"] for o in offers)
-    assert {o["region"] for o in offers if o["provider"] == "azure"} == {"eastus"}  # as the offer's own notes say
-    assert out["typical_on_demand_per_gpu_hour"] == 3.99
+    assert all(o["as_of"] and o["source"] and o["confidence"] for o in offers)
+    # at least six provider-region offers, each dated: the question "where can a team have it, and for what"
+    dated = {(o["provider"], o["region"]) for o in offers if o["region"] and o["as_of"][:4].isdigit()}
+    assert len(dated) >= 6 and {p for p, _ in dated} >= {"aws", "azure", "gcp"}
+    assert {"eastus", "westeurope", "japaneast"} <= {o["region"] for o in offers if o["provider"] == "azure"}
+    assert out["typical_per_gpu_hour"] == 3.99
     cny = json.loads(run("prices", "--gpu", "H100", "--currency", "CNY", "--cny-per-usd", "7.2", "--json").stdout)
-    assert all(o["price_per_gpu_hour"] == pytest.approx(o["usd_per_gpu_hour"] * 7.2) for o in cny["offers"])
+    assert all(o["display_per_gpu_hour"] == pytest.approx(o["usd_per_gpu_hour"] * 7.2) for o in cny["offers"])
     text = run("prices", "--gpu", "H800").stdout
     assert "deepseek-v3-report" in text and "the only on-demand offer on record" in text
     # no spot offer: the engine's own price for a plan, the on-demand offer times the spot ratio, with its source

@@ -50,12 +50,12 @@ def test_unknown_gpu_lists_closest_ids():
 
 def test_derived_reserved_prices_follow_their_discount():
     table = prices.prices()
-    od = table[table["mode"] == "on_demand"].set_index(["sku", "provider"])["usd_per_gpu_hour"]
+    od = table[table["mode"] == "on_demand"].set_index(["sku", "provider", "region"])["price_per_gpu_hour"]
     derived = table[table["basis"].str.startswith("derived: on_demand")]
     assert len(derived) >= 20
     for row in derived.itertuples():
         discount = float(row.basis.split("(1 - ")[1].split(")")[0])
-        assert row.usd_per_gpu_hour == pytest.approx(od[(row.sku, row.provider)] * (1 - discount), abs=1e-4)
+        assert row.price_per_gpu_hour == pytest.approx(od[(row.sku, row.provider, row.region)] * (1 - discount), abs=1e-4)
 
 
 def test_every_price_row_has_date_and_source():
@@ -65,7 +65,8 @@ def test_every_price_row_has_date_and_source():
 
 
 def test_median_price_hand_checked():
-    # on-demand H100 SXM offers: 2.40 2.69 2.71 3.20 3.85 3.99 3.99 5.95 6.88 10.9791 12.29 -> median 3.99
+    # on-demand H100 SXM offers, each provider at its cheapest region: 2.40 2.69 2.71 3.20 3.85 3.99 3.99 5.95 6.88
+    # 10.9791 12.29 -> median 3.99
     assert prices.lookup("H100-SXM5-80GB")[0] == pytest.approx(3.99)
     ratio = prices.mode_ratios()["reserved_1y"]
     assert prices.lookup("H100-SXM5-80GB", "reserved_1y")[0] == pytest.approx(3.99 * ratio)
@@ -90,7 +91,7 @@ def test_a_card_sold_by_marketplaces_is_not_priced_below_its_faster_sibling_at_t
     # (1.79 against 2.485) compared marketplaces with hyperscalers
     pcie, sxm = prices.lookup("A100-PCIe-80GB")[0], prices.lookup("A100-SXM4-80GB")[0]
     assert 0.8 < pcie / sxm < 1.0
-    assert "median polish" in prices.lookup("A100-PCIe-80GB")[1]
+    assert "median polish" in prices.lookup("A100-PCIe-80GB").source
 
 
 @pytest.mark.parametrize("region,message", [("x" * 60, "is not a region id"), ("us east", "is not a region id"),
@@ -111,7 +112,7 @@ def test_a_price_table_without_regions_is_refused(corrupt_copy):
 
 def test_a_single_offer_is_named_only_when_it_is_the_price():
     # H800: DeepSeek's assumed rental, from a provider that lists nothing else: the price is that offer
-    assert prices.lookup("H800-SXM5-80GB")[1].startswith("the only on-demand offer on record for H800-SXM5-80GB")
+    assert prices.lookup("H800-SXM5-80GB").source.startswith("the only on-demand offer on record for H800-SXM5-80GB")
 
 
 def test_price_look_ups_name_a_bad_mode_or_gpu():
@@ -149,8 +150,8 @@ def _rewrite(path, edit):
 
 def test_bad_number_names_file_row_column(corrupt_copy):
     path = corrupt_copy / "prices.csv"
-    _rewrite(path, lambda rows: rows[3].__setitem__(rows[0].index("usd_per_gpu_hour"), "cheap"))
-    with pytest.raises(data.DataFileError, match=r"prices.csv, row 4, column 'usd_per_gpu_hour': 'cheap' is not a number"):
+    _rewrite(path, lambda rows: rows[3].__setitem__(rows[0].index("price_per_gpu_hour"), "cheap"))
+    with pytest.raises(data.DataFileError, match=r"prices.csv, row 4, column 'price_per_gpu_hour': 'cheap' is not a number"):
         prices.prices()
 
 

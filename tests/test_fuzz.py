@@ -34,6 +34,8 @@ def _good_value(f):
         return st.sampled_from(["H100", "A100", "a100-40gb", "H200", "B200", "H800", "TPUv4", "MI300X", "V100", "A10G"])
     if f.type == "provider":
         return st.sampled_from(["median", "aws", "gcp", "azure", "lambda", "runpod-secure", "nope"])
+    if f.type == "region":
+        return st.sampled_from(["", "us-east-1", "cn-beijing", "eastus", "mars-1", "US-EAST-1 "])
     if f.type == "text":
         return st.text(max_size=120)
     if f.type == "percents":

@@ -27,6 +27,7 @@ from workbench.reference import catalog, data
 from workbench.report import views
 from workbench.plan.estimate import totals
 from workbench.plan.scenario import fields
+from workbench.plan.scenario_fields import all_regions
 from workbench.app.tables import check_all
 from workbench.app.ui import Planner, parse_app_query
 from workbench.programmes import programme_presets, timeline
@@ -38,7 +39,7 @@ SPEC = fields()
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
                                                        HealthCheck.function_scoped_fixture])
 #: Rules of the catalog, not of the user's input: an accelerator without a price, a peak or a TDP.
-CATALOG_GAPS = ("gpu", "precision", "provider", "pricing", "gpu_purchase_usd",
+CATALOG_GAPS = ("gpu", "precision", "provider", "pricing", "gpu_purchase_usd", "region", "data_region",
                 # a stage bought another way: a price on record for its mode, and a cloud cluster (not self-hosted)
                 "experiment_pricing", "post_training_pricing", "serving_pricing", "serving_peak_pricing")
 
@@ -58,6 +59,8 @@ def _valid(f):
         return st.sampled_from(catalog.gpu_ids())
     if f.type == "provider":
         return st.sampled_from(workbench.reference.prices.providers())
+    if f.type == "region":  # a region on record, or none; one the plan's provider does not sell in is a gap
+        return st.one_of(st.none(), st.sampled_from(all_regions()))
     if f.name == "start_date":  # text with a rule of its own: a calendar day, or empty
         return st.one_of(st.just(""), st.dates(datetime.date(2000, 1, 1), datetime.date(2099, 12, 31)).map(str))
     if f.type == "text":

@@ -27,7 +27,7 @@ def test_open_weights_has_no_pretraining_and_pays_for_its_base_model(three):
     stored = open_.lines.set_index("item").loc["open weights in object storage"]
     s = open_.scenario
     assert stored["quantity"] == pytest.approx(140.0 * s.retention_months)
-    assert stored["cost_usd"] == pytest.approx(140.0 * s.retention_months * s.object_storage_usd_per_gb_month)
+    assert stored["cost_usd"] == pytest.approx(140.0 * s.retention_months * open_.details["object_storage_usd_per_gb_month"])
     # serving is the same model served the same way: the same lines, to the cent
     serving = lambda e: e.lines[e.lines["stage"] == "inference"].set_index("item")["cost_usd"]  # noqa: E731
     assert serving(open_).to_dict() == pytest.approx(serving(full).to_dict())
@@ -49,7 +49,7 @@ def test_serve_only_has_only_serving(three):
     assert serve.gpu_hours == 0 and serve.wall_days == 0 and serve.training_flops == 0
     # the serving lines of the full plan, plus the weights: 140 GB stored for the 12 months served
     full = three["pretrain"].totals("stage")["inference"]
-    weights = 140.0 * 12 * serve.scenario.object_storage_usd_per_gb_month
+    weights = 140.0 * 12 * serve.details["object_storage_usd_per_gb_month"]  # 0.023: the reference row
     redundancy_on_weights = weights * (serve.scenario.redundancy_factor - 1)  # storage carries the contingency
     assert serve.total_cost_usd == pytest.approx(full + weights + redundancy_on_weights, rel=1e-9)
     assert not any("compute-optimal" in w for w in serve.warnings)

@@ -261,8 +261,8 @@ def first_row(path):
     ("accelerators.csv", "peak_bf16_dense_tflops", "-989", "-989 is out of range"),
     ("accelerators.csv", "memory_gb", "0", "0 is out of range"),
     ("accelerators.csv", "tdp_w", "-700", "-700 is out of range"),
-    ("prices.csv", "usd_per_gpu_hour", "-2", "-2 is out of range"),
-    ("prices.csv", "usd_per_gpu_hour", "1e308", "1e308 is out of range"),
+    ("prices.csv", "price_per_gpu_hour", "-2", "-2 is out of range"),
+    ("prices.csv", "price_per_gpu_hour", "1e308", "1e308 is out of range"),
     ("prices.csv", "mode", "weekly", "'weekly' is not one of the allowed values"),
     ("prices.csv", "sku", "H1000", "'H1000' is not one of the allowed values"),
     ("hardware_prices.csv", "usd_per_gpu", "-30000", "-30000 is out of range"),
@@ -357,9 +357,9 @@ def test_totals_guard_never_lets_a_nan_through(monkeypatch):
 
 
 def test_the_app_names_a_bad_data_file_instead_of_failing(data_copy):
-    set_cell(data_copy / "prices.csv", first_row(data_copy / "prices.csv")["sku"], "usd_per_gpu_hour", "-1")
+    set_cell(data_copy / "prices.csv", first_row(data_copy / "prices.csv")["sku"], "price_per_gpu_hour", "-1")
     page = Planner.from_environment()
-    assert "cannot start" in page.widget.value and "prices.csv, row 2, column &#x27;usd_per_gpu_hour&#x27;" in page.widget.value
+    assert "cannot start" in page.widget.value and "prices.csv, row 2, column &#x27;price_per_gpu_hour&#x27;" in page.widget.value
 
 
 # -- found by the review of this work --------------------------------------------------------------------

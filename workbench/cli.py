@@ -452,8 +452,12 @@ def _print_estimate(est) -> None:
             "open_weights": f"open weights of {params} parameters, fine-tuned and served (no pre-training)",
             "serve_only": f"open weights of {params} parameters, served (no training)"}[s.plan_kind]
     print(f"Scenario: {what}, seq_len {s.seq_len}, {s.gpu}, {s.pricing} pricing")
-    rows = [("Total cost", f"{est.total_cost_usd:,.0f} USD = {est.total_cost_usd * d['cny_per_usd']:,.0f} CNY "
-                           f"(at {d['cny_per_usd']:g} CNY/USD)")]
+    usd, cny = f"{est.total_cost_usd:,.0f} USD", f"{est.total_cost_usd * d['cny_per_usd']:,.0f} CNY"
+    first, second = (cny, usd) if d.get("price_currency") == "CNY" else (usd, cny)  # the currency the GPUs bill in
+    rows = [("Total cost", f"{first} = {second} (at {d['cny_per_usd']:g} CNY/USD)")]
+    if s.region or s.provider != "median":
+        rows.append(("Priced at", f"{s.provider}" + (f", region {s.region}" if s.region else ", no region chosen")
+                     + (f"; data in {s.data_region}" if s.data_region else "")))
     if s.plan_kind == "pretrain":
         rows += [("Pre-training compute", f"{power_of_ten(est.training_flops, 4)} FLOP"),
                  ("Pre-training GPU-hours", f"{est.gpu_hours:,.0f} GPU-h at MFU {est.mfu:.3f}"),
@@ -661,38 +665,42 @@ def _cmd_prices(args) -> None:
     if not (np.isfinite(rate) and field.min <= rate <= field.max):  # the range a scenario's rate has
         raise ValueError(f"--cny-per-usd {args.cny_per_usd}: is out of range; allowed: a number from {field.min:g} "
                          f"to {field.max:g}")
-    factor = rate if args.currency == "CNY" else 1.0
-    table = prices.offers(gpu, args.pricing)
-    table.insert(4, "price_per_gpu_hour", table["usd_per_gpu_hour"] * factor)  # in the display currency
-    typical = prices.typical_on_demand().get(gpu)
-    if args.json:
-        print(json.dumps({"gpu": gpu, "currency": args.currency, "cny_per_usd": rate,
-                          "typical_on_demand_per_gpu_hour": None if typical is None else typical * factor,
-                          "offers": json.loads(table.to_json(orient="records"))}, indent=2))
-        return
+    table = prices.offers(gpu, args.pricing, rate)
+    # in the display currency: a price billed in it as it is, another converted at the rate
+    table.insert(7, "display_per_gpu_hour", prices.convert(table["price_per_gpu_hour"].to_numpy(),
+                                                           table["currency"].to_numpy(), args.currency, rate)
+                 if len(table) else [])
     mode = args.pricing or "on_demand"
     try:  # what the engine itself charges a plan without a provider, and why
-        usd, source = prices.lookup(gpu, mode)
+        quote = prices.lookup(gpu, mode)
+        typical = prices.convert(quote.price, quote.currency, args.currency, rate)
     except prices.PriceNotFoundError:
-        usd = None
+        quote = typical = None
+    if args.json:
+        print(json.dumps({"gpu": gpu, "currency": args.currency, "cny_per_usd": rate,
+                          "typical_per_gpu_hour": typical, "typical_source": quote.source if quote else None,
+                          "offers": json.loads(table.to_json(orient="records"))}, indent=2))
+        return
     if table.empty:
         print(f"No {args.pricing + ' ' if args.pricing else ''}offer on record for {gpu}"
-              + (f"; a plan without a provider pays {usd * factor:,.2f} {args.currency} an hour ({mode}): {source}."
-                 if usd is not None else ": give --price-per-gpu-hour to estimate with it (data/prices.csv lists the "
+              + (f"; a plan without a provider pays {typical:,.2f} {args.currency} an hour ({mode}): {quote.source}."
+                 if quote is not None else ": give --price-per-gpu-hour to estimate with it (data/prices.csv lists the "
                  "offers on record)."))
         return
+    billed = [f"{p:,.2f} {c}" for p, c in zip(table["price_per_gpu_hour"], table["currency"])]
     shown = pd.DataFrame({"provider": table["provider"], "region": table["region"].replace("", "-"),
-                          "pricing": table["mode"],
-                          f"{args.currency}/GPU-h": table["price_per_gpu_hour"].map(lambda v: f"{v:,.2f}"),
-                          "as of": table["as_of"], "basis": table["basis"].str.slice(0, 40),
-                          "source": table["source"].str.slice(0, 60)})
+                          "pricing": table["mode"], "billed/GPU-h": billed,
+                          f"{args.currency}/GPU-h": table["display_per_gpu_hour"].map(lambda v: f"{v:,.2f}"),
+                          "as of": table["as_of"], "confidence": table["confidence"],
+                          "source": table["source"].str.slice(0, 50)})
     print(f"Offers on record for {gpu}, cheapest first ({args.currency}"
-          + (f" at {rate:g} CNY/USD" if args.currency == "CNY" else "") + "):")
+          + (f"; other currencies at {rate:g} CNY/USD" if (table["currency"] != args.currency).any() else "") + "):")
     print(shown.to_string(index=False))
-    if usd is not None:
-        print(f"\nA plan without a provider pays {usd * factor:,.2f} {args.currency} an hour ({mode}): {source}. "
-              "Region: where the offer's source names one. Sources in full: data/prices.csv.")
-
+    if quote is not None:
+        print(f"\nA plan without a provider pays {typical:,.2f} {args.currency} an hour ({mode}): {quote.source}. "
+              "Choose one with --provider and --region. Region: where the offer's source names one; confidence: "
+              "verified (the provider's page), transcribed (a dated copy of it), undated (a copy whose date is "
+              "unknown), assumed (not an offer). Sources in full: data/prices.csv.")
 
 def _cmd_gpus(args) -> None:
     table = catalog.accelerators()[["id", "vendor", "generation", "memory_gb", "peak_bf16_dense_tflops",

@@ -17,6 +17,7 @@ from ..report import views
 from ..reference.i18n import CHOICE_LABELS, CHOICES_OF, choice_label, t
 from ..plan.money import HOW_TO_WRITE, HOW_TO_WRITE_ZH, MoneyError, parse_money
 from ..plan.scenario import ScenarioError, check_field
+from ..plan.scenario_fields import all_regions
 
 
 #: The Advanced section's groups, in order, with their English and Chinese titles.
@@ -80,9 +81,11 @@ class FieldControl:
         self.slider = self.menu = self.text = self.auto = None
         parts = [self.label]
         f = field
-        if f.type in ("choice", "gpu", "provider"):
-            options = {"gpu": catalog.gpu_ids, "provider": prices.providers}.get(f.type, lambda: list(f.choices))()
-            self.menu = w.Dropdown(options=self._labelled(options, lang), value=value,
+        if f.type in ("choice", "gpu", "provider", "region"):
+            # a region menu: "" (none chosen) first, then every region on record
+            options = {"gpu": catalog.gpu_ids, "provider": prices.providers,
+                       "region": lambda: ["", *all_regions()]}.get(f.type, lambda: list(f.choices))()
+            self.menu = w.Dropdown(options=self._labelled(options, lang), value=self._menu_value(value),
                                    layout=shared.layout(width="250px"), style=shared.style(DescriptionStyle))
             self.menu.observe(self._menu_changed, "value")
             parts.append(self.menu)
@@ -178,7 +181,7 @@ class FieldControl:
         self._syncing = True
         try:
             if self.menu is not None:
-                self.menu.value = value
+                self.menu.value = self._menu_value(value)
             if self.text is not None:
                 self.text.value = self._shown(value)
             if self.slider is not None and value is not None:
@@ -220,9 +223,13 @@ class FieldControl:
         self.set_error("")
         self.on_change(self.field.name, value)
 
+    def _menu_value(self, value):
+        """The menu's value for a field value: a region left empty is the menu's "" (none chosen)."""
+        return "" if value is None and self.field.type == "region" else value
+
     def _menu_changed(self, change):
         if not self._syncing:
-            self._emit(change["new"])
+            self._emit(None if change["new"] == "" and self.field.type == "region" else change["new"])
 
     def _slider_changed(self, change):
         if self._syncing:

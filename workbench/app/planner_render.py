@@ -15,7 +15,7 @@ from ..reference import catalog
 from ..report import charts, views
 from ..formulas import mfu
 from ..plan.scenario import fields
-from ..reference.i18n import t, with_glossary
+from ..reference.i18n import choice_label, t, with_glossary
 from ..reference.numbers import money, plain
 from .app_controls import GROUP_LABELS
 from .app_style import label_upload
@@ -202,6 +202,8 @@ class PlannerRendering:
                                f"<div class='wb-cards{' wb-unfit' if unfit else ''}'>{html_cards}</div>"
                                f"<div class='wb-main-costs'><b>{html.escape(t('main_costs', lang))}</b>{colon}"
                                f"{html.escape(self._main_costs())}</div>"
+                               f"<div class='wb-price'><b>{html.escape(t('gpu_price', lang))}</b>{colon}"
+                               f"{self._price_html()}{self._offers_html()}</div>"
                                + (f"<div class='wb-memory'><b>{html.escape(t('memory_per_gpu', lang))}</b>{colon}"
                                   f"{g(self._memory_text())}</div>" if kind != "serve_only" else "") +
                                f"<div class='wb-serving'><b>{html.escape(t('serving', lang))}</b>{colon}"
@@ -214,6 +216,31 @@ class PlannerRendering:
         self.notes.value = ("<div class='wb-notes'><b>" + html.escape(t("warnings", lang)) + ("：</b>" if zh else ":</b> ")
                             + "<br>".join(html.escape(views.warning_text(n, lang, self.currency, views.rate(est, self.currency)))
                                           for n in notes) + "</div>") if notes else ""  # one warning a line
+
+    def _price_html(self) -> str:
+        """The price line, its full source on hover."""
+        text, source = views.price_line(self.est, self.currency, self.lang)
+        return (f"{html.escape(text)} <span class='wb-source' title=\"{html.escape(source, quote=True)}\">ⓘ "
+                f"{html.escape(t('source_col', self.lang))}</span>")
+
+    def _offers_html(self) -> str:
+        """Where the plan's GPU can be had, cheapest first, folded under the price line."""
+        s, lang, e = self.scenario, self.lang, html.escape
+        table = views.gpu_offers(self.est, self.currency, lang)
+        if table.empty:
+            return ""
+        mode = choice_label("pricing", s.pricing if s.pricing != "self_hosted" else "on_demand", lang)
+        head = "".join(f"<th>{e(c)}</th>" for c in table.columns)
+        def cell(value, last):  # a source is long: its start, the whole on hover
+            text = str(value)
+            if last and len(text) > 60:
+                return f"<td title=\"{e(text, quote=True)}\">{e(text[:57])}…</td>"
+            return f"<td>{e(text)}</td>"
+        body = "".join("<tr>" + "".join(cell(v, k == len(row) - 1) for k, v in enumerate(row)) + "</tr>"
+                       for row in table.itertuples(index=False))
+        return (f"<details class='wb-offers'><summary>{e(t('offers_title', lang).format(gpu=s.gpu, mode=mode))}"
+                f"</summary><table class='wb-lines'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+                "</details>")
 
     def _main_costs(self) -> str:
         """The three largest categories with their share of the total: what a finance reader asks first."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..bill import actuals
 from ..plan import boundaries, contingency, presets, scenario, uncertainty
-from ..reference import catalog, data, prices
+from ..reference import catalog, data, prices, region_prices
 from ..formulas import failures, hidden, mfu, ownership, scaling
 from ..programmes import programme_presets, timeline
 from ..programmes.levers import lever_table  # the module's name is the function's: workbench.levers is levers()
@@ -16,6 +16,7 @@ def check_all() -> None:
     catalog.accelerators()
     catalog._names()
     prices.prices()
+    region_prices.region_prices()
     ownership.hardware_prices()
     scaling.scaling_laws()
     data.published_runs()

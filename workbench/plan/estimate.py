@@ -69,6 +69,11 @@ class Estimate:
         out = {name: plain(getattr(self, name)) for name in HEADLINE}
         out["total_cost_cny"] = plain(self.total_cost_usd * self.details["cny_per_usd"])
         if self.scenario.batch_size is None:
+            # the plan's currency: the one its GPUs are billed in (CNY on a Chinese cloud), every amount in another
+            # converted at the plan's cny_per_usd
+            out["currency"] = self.details["price_currency"]
+            out["total_cost"] = out["total_cost_cny"] if out["currency"] == "CNY" else out["total_cost_usd"]
+        if self.scenario.batch_size is None:
             for by in ("stage", "group", "category", "cost_type"):
                 out[f"totals_by_{by}"] = {k: float(v) for k, v in self.totals(by).items()}
             from ..formulas import budget  # budget builds on Estimate

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..formulas import (annotation, compute, failures, finetune, memory, mfu, operations, ownership, scaling, serving, storage)
-from ..reference import catalog, prices
+from ..reference import catalog, prices, region_prices
 from .scenario import fields
 
 #: The figures an estimate reports (``Estimate.details`` and its headline), in the order of ``to_dict``.
@@ -36,6 +36,8 @@ PUBLIC = (
     "serving_cost_per_million_tokens_usd", "serving_cost_per_million_input_tokens_usd",
     "serving_cost_per_million_output_tokens_usd", "serving_cost_per_request_usd", "cny_per_usd", "n_gpus_wanted",
     "young_daly_interval_hours", "divergence_probability", "serving_unserved_share", "pfs_throughput_gb_per_s",
+    "price_currency", "price_region", "price_source", "hot_storage_usd_per_gb_month", "object_storage_usd_per_gb_month",
+    "archive_storage_usd_per_gb_month", "egress_usd_per_gb", "cross_region_usd_per_gb", "corpus_read_usd_per_gb",
 )
 _CLOUD_POWER = "0: electricity is included in the cloud GPU price (pricing is not self_hosted)"
 _CLOUD_OPS = "0: the cloud provider operates the hardware (pricing is not self_hosted)"
@@ -49,7 +51,7 @@ def fill(value: np.ndarray, default) -> np.ndarray:
 def plan(x: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """Every figure of the plan (public and internal) for broadcast inputs ``x``."""
     f: dict[str, np.ndarray] = {}
-    for step in (training_cluster, gpu_price, post_training, failures_and_stages, serving_point, commitments,
+    for step in (training_cluster, gpu_price, storage_and_transfer_prices, post_training, failures_and_stages, serving_point, commitments,
                  line_inputs, derived, headline_of_kind):
         f.update(step(x, f))
     return f
@@ -129,15 +131,75 @@ def training_cluster(x, f) -> dict:
             "model_state_bytes_per_gpu": chosen["model_state_bytes_per_gpu"]}
 
 
+def region_key(region) -> np.ndarray:
+    """A region field as the price tables key it: empty text where none is given."""
+    region = np.asarray(region, dtype=object)
+    return np.where(region == None, "", region)  # noqa: E711 (element-wise)
+
+
+#: The fields priced by region (data/region_prices.csv) when left empty, and their item there.
+REGION_PRICED = {"hot_storage_usd_per_gb_month": "hot_storage", "object_storage_usd_per_gb_month": "object_storage",
+                 "archive_storage_usd_per_gb_month": "archive_storage", "egress_usd_per_gb": "egress",
+                 "cross_region_usd_per_gb": "cross_region"}
+
+
+def _fill_from_regions(usd, source, todo, provider, origin, item, to, rate) -> None:
+    """Where ``todo``, the price of ``item`` billed in ``origin`` (to ``to`` for a transfer) [USD]; in place."""
+    if not todo.any():
+        return
+    for key in {k for k in zip(provider[todo], origin[todo], to[todo])}:
+        where = todo & (provider == key[0]) & (origin == key[1]) & (to == key[2])
+        quote = region_prices.lookup(key[0], key[1], item, key[2])
+        usd[where] = prices.convert(quote.price, quote.currency, "USD", rate[where])
+        source[where] = (quote.source if quote.currency == "USD" else
+                         [f"{quote.price:g} {quote.currency} at {r:g} CNY/USD: {quote.source}" for r in rate[where]])
+
+
+def storage_and_transfer_prices(x, f) -> dict:
+    """The step of :func:`plan`: :func:`region_prices_used` in the region the GPUs are billed in."""
+    return region_prices_used({**x, "region": f["price_region"]})
+
+
+def region_prices_used(x) -> dict:
+    """Storage and transfer prices [USD per GB-month or per GB] and their sources: the field where given, else the
+    price in the plan's provider and region (``data/region_prices.csv``, converted at the plan's rate where billed
+    in CNY). A cloud bills transfer where the bytes leave: the checkpoints' copies from the cluster's region to the
+    data's region when that is another (else to any other region), and ``corpus_read_usd_per_gb``, the corpus read
+    across once, from the data's region to the cluster's (0 when they are the same)."""
+    region, data_region = region_key(x["region"]), region_key(x["data_region"])
+    provider = np.broadcast_to(np.asarray(x["provider"], dtype=object), region.shape)
+    rate = np.broadcast_to(np.asarray(x["cny_per_usd"], dtype=float), region.shape)
+    apart = (data_region != "") & (data_region != region)
+    none = np.full(region.shape, "", dtype=object)
+    out = {}
+    for name, item in REGION_PRICED.items():
+        given = np.broadcast_to(np.asarray(x[name], dtype=float), region.shape)
+        usd = np.array(given, dtype=float)
+        source = np.full(region.shape, f"{name} given by the user", dtype=object)
+        to = np.where(apart, data_region, none) if item == "cross_region" else none
+        _fill_from_regions(usd, source, np.isnan(usd), provider, region, item, to, rate)
+        out[name], out[name + "_source"] = usd, source
+    typed = np.broadcast_to(np.asarray(x["cross_region_usd_per_gb"], dtype=float), region.shape)
+    read = np.where(apart & np.isfinite(typed), typed, 0.0)
+    read_source = np.where(apart, "cross_region_usd_per_gb given by the user",
+                           "0: the corpus is in the cluster's region (data_region empty or the same)").astype(object)
+    _fill_from_regions(read, read_source, apart & np.isnan(typed), provider, data_region, "cross_region", region, rate)
+    out["corpus_read_usd_per_gb"], out["corpus_read_usd_per_gb_source"] = read, read_source
+    return out
+
+
 def gpu_price(x, f) -> dict:
     """USD per GPU-hour: given, rented (``data/prices.csv``), or bought and amortised; its source; fixed or elastic."""
     self_hosted = x["pricing"] == "self_hosted"
     price = np.array(x["price_per_gpu_hour"], dtype=float)
     price_source = np.full(price.shape, "price_per_gpu_hour given by the user", dtype=object)
+    currency = np.full(price.shape, "USD", dtype=object)  # the currency the GPU-hour is billed in
+    region = region_key(x["region"])
+    charged_in = region.copy()  # the region the GPUs are billed in: the one chosen, else the provider's cheapest
     rented = np.isnan(price) & ~self_hosted
     if rented.any():
-        price[rented], price_source[rented] = prices.price_per_gpu_hour(
-            x["gpu"][rented], x["pricing"][rented], x["provider"][rented])
+        price[rented], price_source[rented], currency[rented], charged_in[rented] = prices.price_per_gpu_hour(
+            x["gpu"][rented], x["pricing"][rented], x["provider"][rented], region[rented], x["cny_per_usd"][rented])
     purchase = fill(x["gpu_purchase_usd"], hardware_price(x["gpu"]))
     owned = np.isnan(price) & self_hosted
     amortised = ownership.amortised_usd_per_gpu_hour(purchase, x["server_share"], x["interconnect_share"],
@@ -152,7 +214,8 @@ def gpu_price(x, f) -> dict:
         usd, source = main_price, main_source
         if other.any():  # copies only then: a 100,000-draw Monte Carlo would copy five times for nothing
             usd, source = np.array(main_price, dtype=float), np.array(main_source, dtype=object)
-            usd[other], rented_source = prices.price_per_gpu_hour(x["gpu"][other], mode[other], x["provider"][other])
+            usd[other], rented_source, _, _ = prices.price_per_gpu_hour(x["gpu"][other], mode[other], x["provider"][other],
+                                                                     region[other], x["cny_per_usd"][other])
             source[other] = [f"{stage.replace('_', ' ')} on {m}: {s}" for m, s in zip(mode[other], rented_source)]
         stage_price[stage], stage_source[stage] = usd, source
         rented = (mode == "on_demand") | (mode == "spot")
@@ -161,6 +224,7 @@ def gpu_price(x, f) -> dict:
         stage_cost_type[stage] = ("elastic" if rented.all() else "fixed" if not rented.any()
                                   else np.where(rented, "elastic", "fixed"))
     return {"price_per_gpu_hour": main_price, "price_source": main_source, "cost_type": stage_cost_type["pretrain"],
+            "price_currency": currency, "price_region": charged_in,
             "stage_mode": modes, "stage_price": stage_price, "stage_price_source": stage_source,
             "stage_cost_type": stage_cost_type, "gpu_purchase_usd": purchase}
 

@@ -31,7 +31,6 @@ def stage_groups(stages, kinds) -> np.ndarray:
     groups = np.array([STAGE_GROUPS[s] for s in stages], dtype=object)
     return np.where((np.asarray(stages, dtype=object) == "evaluation") & (np.asarray(kinds, dtype=object) != "pretrain"),
                     "finetune", groups)
-_EGRESS_SOURCE = "commonly used internet egress rate, unverified (shared/reference/prices.md)"
 
 
 @dataclass
@@ -66,7 +65,7 @@ def all_lines(x, f) -> list[Line]:
              *serving_lines(x, f), *commitment_lines(x, f)]
     kinds = np.asarray(x["plan_kind"], dtype=object)
     if (kinds != "pretrain").any():  # only then: a pre-training plan's lines stay as they were
-        lines = [*_within_kind(kinds, lines), *open_weights_lines(x, kinds)]
+        lines = [*_within_kind(kinds, lines), *open_weights_lines(x, f, kinds)]
     lines = lines + redundancy_lines(x, lines)
     if kinds.ndim == 0:  # one plan: the stages it does not run have no line at all
         lines = [line for line in lines if line.stage in KIND_STAGES[kinds.item()]]
@@ -80,7 +79,7 @@ def _within_kind(kinds, lines: list[Line]) -> list[Line]:
                  line.unit_cost_usd, line.cost_type, line.formula, line.source) for line in lines]
 
 
-def open_weights_lines(x, kinds) -> list[Line]:
+def open_weights_lines(x, f, kinds) -> list[Line]:
     """The published weights a plan starts from: downloaded once, then kept in object storage (for the retention
     period when fine-tuned, for the serving months when only served). A plan that fine-tunes pays them in its
     fine-tuning stage, one that only serves in serving."""
@@ -97,8 +96,8 @@ def open_weights_lines(x, kinds) -> list[Line]:
                               "0: inbound transfer to the major clouds is not charged (ingest_usd_per_gb = 0)")),
                 Line(stage, "storage", "open weights in object storage",
                      np.where(mine, storage.gb_months(weights_gb * 1e9, months), 0.0), "GB-month",
-                     x["object_storage_usd_per_gb_month"], "elastic", f"2 bytes x params x {months_name}",
-                     "object tier price per GB-month (shared/reference/prices.md)")]
+                     f["object_storage_usd_per_gb_month"], "elastic", f"2 bytes x params x {months_name}",
+                     f["object_storage_usd_per_gb_month_source"])]
     return out
 
 
@@ -260,47 +259,53 @@ def storage_lines(x, f) -> list[Line]:
     """The corpus and checkpoints on the hot tier for the run, in object storage for their retention, and the
     final checkpoint and corpus in the archive."""
     dataset, checkpoint, run_months = f["dataset_bytes"], f["checkpoint_bytes"], f["run_months"]
+    hot, obj, archive = (f["hot_storage_usd_per_gb_month"], f["object_storage_usd_per_gb_month"],
+                         f["archive_storage_usd_per_gb_month"])
     items = [
-        ("corpus on parallel file system", storage.gb_months(dataset, run_months), x["hot_storage_usd_per_gb_month"],
-         "corpus bytes x run months", "hot tier"),
+        ("corpus on parallel file system", storage.gb_months(dataset, run_months), hot,
+         "corpus bytes x run months", "hot_storage"),
         ("corpus copies in object storage", storage.gb_months(dataset * x["dataset_copies"], x["retention_months"]),
-         x["object_storage_usd_per_gb_month"], "corpus bytes x dataset_copies x retention_months", "object tier"),
+         obj, "corpus bytes x dataset_copies x retention_months", "object_storage"),
         ("checkpoints on parallel file system", storage.gb_months(checkpoint * x["checkpoints_kept_hot"], run_months),
-         x["hot_storage_usd_per_gb_month"], "checkpoint bytes x checkpoints_kept_hot x run months", "hot tier"),
+         hot, "checkpoint bytes x checkpoints_kept_hot x run months", "hot_storage"),
         ("checkpoints in object storage", storage.gb_months(checkpoint * x["checkpoints_kept_object"], x["retention_months"]),
-         x["object_storage_usd_per_gb_month"], "checkpoint bytes x checkpoints_kept_object x retention_months", "object tier"),
+         obj, "checkpoint bytes x checkpoints_kept_object x retention_months", "object_storage"),
         ("final checkpoint and corpus in archive", storage.gb_months(checkpoint + dataset, x["archive_months"]),
-         x["archive_storage_usd_per_gb_month"], "(checkpoint + corpus bytes) x archive_months", "archive tier"),
+         archive, "(checkpoint + corpus bytes) x archive_months", "archive_storage"),
     ]
     lines = [Line("pretrain", "storage", item, gb_month, "GB-month", unit_price, "elastic",
                   f"{formula}; corpus = tokens x bytes_per_token, checkpoint = params x checkpoint_bytes_per_param",
-                  f"{tier} price per GB-month (shared/reference/prices.md)")
+                  f[f"{tier}_usd_per_gb_month_source"])
              for item, gb_month, unit_price, formula, tier in items]
     # throughput beyond what the stored capacity brings is bought as more capacity of the same tier
     extra = np.maximum(f["pfs_throughput_gb_per_s"] - f["pfs_capacity_gb_per_s"], 0.0)
     lines.append(Line("pretrain", "storage", "parallel file system throughput", extra * run_months, "GB/s-month",
-                      x["hot_storage_usd_per_gb_month"] * 1024.0 / x["pfs_gb_per_s_per_tib"], "elastic",
+                      hot * 1024.0 / x["pfs_gb_per_s_per_tib"], "elastic",
                       "(throughput bought - stored TiB x pfs_gb_per_s_per_tib) x run months; a GB/s is "
                       "1 / pfs_gb_per_s_per_tib TiB of the tier",
-                      _where(extra > 0, "Amazon FSx for Lustre: throughput bought with capacity (Persistent SSD "
-                             "125 MB/s per TiB at ~0.145 USD/GB-month, shared/reference/prices.md)",
+                      _where(extra > 0, "throughput bought with capacity of the hot tier at its price per GB-month: "
+                             + f["hot_storage_usd_per_gb_month_source"],
                              "0: the stored capacity brings the throughput the checkpoints need")))
     return lines
 
 
 def network_lines(x, f) -> list[Line]:
-    """Corpus ingest, cross-region copies of the kept checkpoints, and downloads of the weights."""
+    """Corpus ingest, the corpus read across regions when it is kept in another, cross-region copies of the kept
+    checkpoints, and downloads of the weights."""
     return [
         Line("pretrain", "network", "corpus ingest", f["dataset_bytes"] / 1e9, "GB", x["ingest_usd_per_gb"], "elastic",
              "corpus bytes x ingest price",
              np.where(x["ingest_usd_per_gb"] > 0, "ingest_usd_per_gb",
                       "0: inbound transfer to the major clouds is not charged (ingest_usd_per_gb = 0)")),
+        Line("pretrain", "network", "corpus read across regions", f["dataset_bytes"] / 1e9, "GB",
+             f["corpus_read_usd_per_gb"], "elastic", "corpus bytes, read once from data_region into the cluster's region",
+             f["corpus_read_usd_per_gb_source"]),
         Line("pretrain", "network", "cross-region checkpoint sync",
              f["checkpoint_bytes"] * x["checkpoints_kept_object"] * x["cross_region_copies"] / 1e9, "GB",
-             x["cross_region_usd_per_gb"], "elastic", "checkpoint bytes x checkpoints_kept_object x cross_region_copies",
-             "commonly used inter-region rate, unverified (shared/reference/prices.md)"),
+             f["cross_region_usd_per_gb"], "elastic", "checkpoint bytes x checkpoints_kept_object x cross_region_copies",
+             f["cross_region_usd_per_gb_source"]),
         Line("pretrain", "network", "model weights egress", 2.0 * x["params"] * x["model_downloads"] / 1e9, "GB",
-             x["egress_usd_per_gb"], "elastic", "2 bytes x params x model_downloads", _EGRESS_SOURCE)]
+             f["egress_usd_per_gb"], "elastic", "2 bytes x params x model_downloads", f["egress_usd_per_gb_source"])]
 
 
 def sft_lines(x, f) -> list[Line]:
@@ -329,10 +334,10 @@ def finetuned_checkpoint_line(stage, x, f) -> Line:
     ran = np.asarray(f["stage_compute"][stage]) > 0
     return Line(stage, "storage", "fine-tuned checkpoint in object storage",
                 np.where(ran, storage.gb_months(f["checkpoint_bytes"], x["retention_months"]), 0.0), "GB-month",
-                x["object_storage_usd_per_gb_month"], "elastic",
+                f["object_storage_usd_per_gb_month"], "elastic",
                 "checkpoint bytes x retention_months (the stage's final checkpoint, if the stage ran)",
-                "object tier price per GB-month (shared/reference/prices.md); one checkpoint per fine-tuning stage: "
-                "planning assumption")
+                "one checkpoint per fine-tuning stage (planning assumption); object tier: "
+                + f["object_storage_usd_per_gb_month_source"])
 
 
 def evaluation_lines(x, f) -> list[Line]:
@@ -372,8 +377,8 @@ def serving_lines(x, f) -> list[Line]:
         Line("inference", "network", "response egress",
              np.where(serving_on, f["serving_month_output_tokens"] * x["egress_bytes_per_output_token"] / 1e9
                       * x["serving_months"], 0.0),
-             "GB", x["egress_usd_per_gb"], "elastic", "output tokens/month x egress_bytes_per_output_token x serving_months",
-             np.where(serving_on, _EGRESS_SOURCE, _NO_SERVING)),
+             "GB", f["egress_usd_per_gb"], "elastic", "output tokens/month x egress_bytes_per_output_token x serving_months",
+             np.where(serving_on, f["egress_usd_per_gb_source"], _NO_SERVING)),
         Line("inference", "logging", "request logs",
              np.where(serving_on, f["serving_month_tokens"] * x["bytes_per_token"] * x["request_log_sampling"] / 1e9
                       * x["log_retention_days"] / serving.DAYS_PER_MONTH * x["serving_months"], 0.0),

@@ -61,8 +61,7 @@ def defaults_used(scenario: Scenario, figures: dict) -> dict[str, str]:
         if scenario.gpu_purchase_usd is None:
             used["gpu_purchase_usd"] = f"{figures['gpu_purchase_usd']:,.0f} USD: data/hardware_prices.csv (low confidence)"
     elif scenario.price_per_gpu_hour is None:
-        used["price_per_gpu_hour"] = (f"{figures['price_per_gpu_hour']:.2f} USD/GPU-h: "
-                                      + prices.lookup(scenario.gpu, scenario.pricing, scenario.provider)[1])
+        used["price_per_gpu_hour"] = f"{figures['price_per_gpu_hour']:.2f} USD/GPU-h: {figures['price_source']}"
     if scenario.checkpoint_interval_hours is None:
         used["checkpoint_interval_hours"] = (f"{figures['checkpoint_interval_hours']:.3g} h: Young/Daly sqrt(2 x "
                                              f"{figures['checkpoint_write_seconds']:.3g} s write x "

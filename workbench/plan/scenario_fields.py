@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..reference import catalog, prices
+from ..reference import catalog, prices, region_prices
 from ..reference.data import DataFileError, cached, data_dir, read_table
 from ..reference.i18n import problem_zh, t
 
@@ -155,6 +155,10 @@ class Field:
             return "`workbench gpus` 中的 GPU 型号或别名" if zh else "a GPU id or alias from `workbench gpus`"
         if self.type == "provider":
             return ", ".join(prices.providers())
+        if self.type == "region":
+            return (f"供应商的地域编号（如 {', '.join(all_regions()[:3])}；`workbench prices --gpu` 列出各地域），或留空" if zh
+                    else f"a region id of the provider (such as {', '.join(all_regions()[:3])}; `workbench prices --gpu` "
+                         "lists them), or empty")
         if self.type == "text":
             return f"最多 {self.max:g} 个可打印字符" if zh else f"text of up to {self.max:g} printable characters"
         if self.type == "percents":
@@ -167,7 +171,7 @@ class Field:
         return ScenarioError(label or self.name, value, problem, self.allowed(), self.allowed("zh"))
 
 
-FIELD_TYPES = ("float", "int", "choice", "gpu", "provider", "text", "percents")
+FIELD_TYPES = ("float", "int", "choice", "gpu", "provider", "region", "text", "percents")
 #: The fields the engine is written against (schema version 1). ``data/scenario_fields.csv`` describes them
 #: (type, range, default, help); a table that renames, drops or adds one is refused when read, since the
 #: formulas would otherwise meet a missing input half-way through an estimate.
@@ -202,7 +206,7 @@ POSITIVE_FIELDS = frozenset((
 FIELD_NAMES = (
     "name", "plan_kind", "params", "active_params", "tokens", "seq_len", "d_model", "n_layers", "n_kv_heads", "gpu", "precision", "n_gpus",
     "target_days", "gpus_per_node", "network_gbps_per_node", "mfu", "mfu_uncertainty", "pricing", "experiment_pricing", "post_training_pricing", "serving_pricing",
-    "serving_peak_pricing", "commitment_other_use_share", "provider", "price_per_gpu_hour", "recompute",
+    "serving_peak_pricing", "commitment_other_use_share", "provider", "region", "price_per_gpu_hour", "recompute",
     "zero_stage", "tensor_parallel", "pipeline_parallel", "gradient_precision", "attention_kernel", "micro_batch_size", "global_batch_tokens", "usable_memory_fraction", "scaling_law",
     "host_overhead_fraction", "sft_examples", "sft_tokens_per_example", "sft_epochs", "sft_trainable_fraction",
     "preference_pairs", "preference_tokens_per_pair", "reward_model_params", "reward_model_epochs",
@@ -216,7 +220,7 @@ FIELD_NAMES = (
     "egress_bytes_per_output_token", "request_log_sampling", "bytes_per_token", "dataset_copies", "checkpoint_bytes_per_param", "checkpoints_kept_hot",
     "checkpoints_kept_object", "retention_months", "archive_months", "hot_storage_usd_per_gb_month",
     "object_storage_usd_per_gb_month", "archive_storage_usd_per_gb_month", "ingest_usd_per_gb",
-    "cross_region_usd_per_gb", "cross_region_copies", "egress_usd_per_gb", "model_downloads",
+    "cross_region_usd_per_gb", "cross_region_copies", "data_region", "egress_usd_per_gb", "model_downloads",
     "sft_usd_per_example", "preference_usd_per_pair", "annotation_rework_rate", "annotation_qa_share", "label_noise_share",
     "log_gb_per_gpu_day", "log_retention_days", "log_sampling_ratio", "log_usd_per_gb_month", "log_ingest_usd_per_gb", "staff_fte",
     "staff_months", "staff_usd_per_month", "ops_fte_per_1000_gpus", "serving_staff_fte", "gpu_failure_rate_per_day",
@@ -358,6 +362,11 @@ def _check_number(f: Field, value, label: str):
     return int(round(number)) if f.type == "int" else number
 
 
+def all_regions() -> list[str]:
+    """Every region id with a GPU, storage or transfer price on record."""
+    return sorted(set(prices.regions()) | set(region_prices.regions()))
+
+
 def _check_text(f: Field, value, label: str) -> str:
     if not isinstance(value, (str, np.str_)):
         raise f.error(value, "is not text", label)
@@ -369,6 +378,11 @@ def _check_text(f: Field, value, label: str) -> str:
         if not text.isprintable():
             raise f.error(value, "contains control or unassigned characters", label)
         return text
+    if f.type == "region":
+        normal = str(value).strip().lower()
+        if normal and normal not in all_regions():  # "" in a batch's element: no region there
+            raise f.error(value, "is not a region on record (data/prices.csv, data/region_prices.csv)", label)
+        return normal
     if f.type == "gpu":
         try:
             return catalog.resolve_gpu(value)

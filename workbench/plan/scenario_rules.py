@@ -122,9 +122,10 @@ def _check_combination(v: dict):
         for g in serving_gpus:
             if math.isnan(catalog.spec(g, "mem_bandwidth_tbs")):
                 raise no_bandwidth_error(g)
-    gpu, mode, provider = np.broadcast_arrays(gpu, np.asarray(v["pricing"], dtype=object),
-                                              np.asarray(v["provider"], dtype=object))
-    for key in {tuple(k) for k in zip(gpu.ravel(), mode.ravel(), provider.ravel())}:
+    gpu, mode, provider, region = np.broadcast_arrays(gpu, np.asarray(v["pricing"], dtype=object),
+                                                      np.asarray(v["provider"], dtype=object),
+                                                      np.asarray(_region(v["region"]), dtype=object))
+    for key in {tuple(k) for k in zip(gpu.ravel(), mode.ravel(), provider.ravel(), region.ravel())}:
         if key[1] == "self_hosted":
             # a given GPU-hour price replaces the amortised purchase price, which is then not needed
             if (v["gpu_purchase_usd"] is None and v["price_per_gpu_hour"] is None
@@ -140,11 +141,18 @@ def _check_combination(v: dict):
             try:
                 prices.lookup(*key)
             except prices.PriceNotFoundError as error:
+                if key[3] and _priced(key[0], key[1], key[2]):  # the provider sells it, elsewhere
+                    where = prices.regions_for(key[0], key[1], key[2])
+                    raise ScenarioError("region", key[3], str(error), ", ".join(["empty", *where]),
+                                        "、".join(["留空", *where])) from None
+                if key[3] and key[2] == prices.MEDIAN:
+                    raise ScenarioError("region", key[3], str(error), "empty, or a provider that sells in it",
+                                        "留空；或选择在该地域销售的供应商") from None
                 offered = prices.providers_for(key[0], key[1])
                 raise ScenarioError("provider", key[2], str(error),
                                     ", ".join(offered) if offered else "price_per_gpu_hour (no provider on record)",
                                     "、".join(offered) if offered else "填写每 GPU 小时价格（没有供应商记录）") from None
-
+    _check_data_region(v)
 
     _check_stage_pricing(v, gpu)
 
@@ -157,24 +165,46 @@ def _check_stage_pricing(v: dict, gpu):
     """A stage bought another way is rented: it needs a cloud cluster's pricing and a price on record."""
     main = np.asarray(v["pricing"], dtype=object)
     for name in STAGE_PRICING:
-        stage_mode, main_mode, sku, provider = np.broadcast_arrays(
-            np.asarray(v[name], dtype=object), main, gpu, np.asarray(v["provider"], dtype=object))
+        stage_mode, main_mode, sku, provider, region = np.broadcast_arrays(
+            np.asarray(v[name], dtype=object), main, gpu, np.asarray(v["provider"], dtype=object),
+            np.asarray(_region(v["region"]), dtype=object))
         other = stage_mode != "same"
         if (other & (main_mode == "self_hosted")).any():
             raise ScenarioError(name, _first_value(stage_mode, other & (main_mode == "self_hosted")),
                                 "is not same while pricing is self_hosted (owned GPUs run every stage)",
                                 "same, or a cloud pricing mode for the cluster",
                                 "same；或将集群计费方式设为云上模式")
-        for key in {tuple(k) for k in zip(sku[other].ravel(), stage_mode[other].ravel(), provider[other].ravel())}:
+        for key in {tuple(k) for k in zip(sku[other].ravel(), stage_mode[other].ravel(), provider[other].ravel(),
+                                          region[other].ravel())}:
             if not _priced(*key):
-                offered = [m for m in fields()[name].choices if m != "same" and _priced(key[0], m, key[2])]
-                raise ScenarioError(name, key[1], f"has no price on record for {key[0]} from provider {key[2]} "
+                offered = [m for m in fields()[name].choices if m != "same" and _priced(key[0], m, key[2], key[3])]
+                at = f" in {key[3]}" if key[3] else ""
+                raise ScenarioError(name, key[1], f"has no price on record for {key[0]} from provider {key[2]}{at} "
                                     "(data/prices.csv)", ", ".join(["same", *offered]), "、".join(["same", *offered]))
 
 
-def _priced(sku, mode, provider) -> bool:
+def _region(value):
+    """A region field as the price tables key it: empty text for none."""
+    if value is None:
+        return ""
+    array = np.asarray(value, dtype=object)
+    return np.where(array == None, "", array) if array.ndim else value  # noqa: E711 (element-wise)
+
+
+def _check_data_region(v: dict):
+    """The data's region belongs to the cluster's provider: a named one."""
+    data_region, provider = np.broadcast_arrays(np.asarray(_region(v["data_region"]), dtype=object),
+                                                np.asarray(v["provider"], dtype=object))
+    given = data_region != ""
+    if (given & (provider == prices.MEDIAN)).any():
+        raise ScenarioError("data_region", _first_value(data_region, given & (provider == prices.MEDIAN)),
+                            "needs a provider: transfer between regions is priced by the provider's pair of regions",
+                            "empty, or choose a provider", "留空；或选择供应商")
+
+
+def _priced(sku, mode, provider, region="") -> bool:
     try:
-        prices.lookup(sku, mode, provider)
+        prices.lookup(sku, mode, provider, region)
     except prices.PriceNotFoundError:
         return False
     return True

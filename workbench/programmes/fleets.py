@@ -381,7 +381,8 @@ def _owned_running(programme, gpu: str) -> dict:
     kwh = float(ownership.energy_kwh(1.0, tdp_w, base.server_power_factor, 1.0, base.pue))
     from ..reference.prices import price_per_gpu_hour
     try:  # what renting the same GPU by the hour would cost instead
-        rent = float(np.ravel(price_per_gpu_hour(gpu, "on_demand", base.provider)[0])[0])
+        rent = float(np.ravel(price_per_gpu_hour(gpu, "on_demand", base.provider, base.region or "",
+                                                 base.cny_per_usd)[0])[0])
     except (ScenarioError, KeyError, ValueError):
         rent = float("nan")
     return {"idle_usd_per_gpu_hour": kwh * base.idle_power_share * base.usd_per_kwh,
@@ -439,7 +440,9 @@ def _on_demand_price(programme, runs, gpu, index_of, rows: pd.DataFrame, cost, g
     if not committed.any():
         return cost
     try:
-        usd = float(np.ravel(price_per_gpu_hour(gpu, "on_demand", programme.base_scenario.provider)[0])[0])
+        base = programme.base_scenario
+        usd = float(np.ravel(price_per_gpu_hour(gpu, "on_demand", base.provider, base.region or "",
+                                                base.cny_per_usd)[0])[0])
     except (ScenarioError, KeyError, ValueError):
         return cost
     with np.errstate(invalid="ignore", divide="ignore"):

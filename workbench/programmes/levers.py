@@ -44,7 +44,8 @@ COLUMNS = ("lever", "name", "name_zh", "changes", "applicable", "saving_usd", "r
 #: The conditions ``applies_when`` may name (see :func:`_conditions`).
 CONDITIONS = ("pretrains", "cloud", "not_spot", "on_demand", "not_reserved", "has_fp8", "not_fp8", "serving", "fixed", "serving_bf16",
               "no_prefix_cache", "checkpoint_interval_hours", "catalogue_price", "experiments", "experiments_not_spot",
-              "logs_above_sampled", "above_average", "checkpoints_above", "preference_labels", "full_sft", "committed")
+              "logs_above_sampled", "above_average", "checkpoints_above", "preference_labels", "full_sft", "committed",
+              "dearer_region")
 
 
 @cached
@@ -65,7 +66,7 @@ def lever_table() -> pd.DataFrame:
                 try:
                     if value.startswith("x"):
                         float(value[1:])
-                    elif value not in ("optimum", "average"):
+                    elif value not in ("optimum", "average", "cheapest", "kept"):
                         Scenario(**{name: _typed(spec[name], value)})
                 except (ValueError, ScenarioError) as error:
                     raise DataFileError(path, f"{item!r}: {error}", number, column) from None
@@ -115,7 +116,28 @@ def _conditions(scenario: Scenario) -> dict:
                      Message("wn_no_full_sft")),
         "checkpoints_above": (scenario.checkpoints_kept_hot > 1 or scenario.checkpoints_kept_object > 3,
                               Message("wn_few_checkpoints")),
+        "dearer_region": _dearer_region(scenario),
     }
+
+
+def cheapest_region(scenario: Scenario) -> str:
+    """The region where the plan's provider sells its GPU cheapest in its pricing mode (empty: none on record)."""
+    from ..reference import prices
+    if scenario.provider == prices.MEDIAN or scenario.pricing == "self_hosted":
+        return ""
+    offers = prices.offers(scenario.gpu, scenario.pricing, scenario.cny_per_usd)
+    offers = offers[(offers["provider"] == scenario.provider) & (offers["region"] != "")]
+    return str(offers["region"].iloc[0]) if len(offers) else ""
+
+
+def _dearer_region(scenario: Scenario) -> tuple:
+    """The condition of the cheapest-region lever: a region is chosen, and the provider sells the GPU for less in
+    another."""
+    if not scenario.region:
+        return False, Message("wn_no_region")
+    cheapest = cheapest_region(scenario)
+    return (bool(cheapest) and cheapest != scenario.region,
+            Message("wn_cheapest_region", region=scenario.region, provider=scenario.provider, gpu=scenario.gpu))
 
 
 def _changes(text: str, scenario: Scenario, details: dict, headline: dict) -> dict:
@@ -128,6 +150,10 @@ def _changes(text: str, scenario: Scenario, details: dict, headline: dict) -> di
             raise ValueError(f"data/levers.csv: {name!r} is not a scenario field")
         if value == "optimum":
             out[name] = float(details["young_daly_interval_hours"])
+        elif value == "cheapest":  # the provider's cheapest region for the GPU
+            out[name] = cheapest_region(scenario)
+        elif value == "kept":  # where it is now: the data stays in the region the plan has it in
+            out[name] = getattr(scenario, name) or scenario.region
         elif value == "average":  # capacity for the mean traffic: 1 / peak_to_average of the peak's
             out[name] = max(spec[name].min, 1.0 / float(scenario.peak_to_average))
         elif value.startswith("x"):
@@ -220,6 +246,9 @@ def levers(plan=None) -> pd.DataFrame:
         empty = [name for name in nullable if getattr(s, name) is None]
         if not empty:
             return s
+        empty = [name for name in empty if fields()[name].numeric]  # a region left empty stays so
+        if not empty:
+            return s
         its = its if its is not None else estimate(s)
         return s.replace(**{name: float(np.ravel(getattr(its, name, its.details.get(name)))[0]) for name in empty})
 
@@ -227,7 +256,7 @@ def levers(plan=None) -> pd.DataFrame:
     variants = [(i, fill(v, its)) for (i, v), its in zip(variants, own)]
     twins = [None if t is None else fill(t) for t in twins]
     batch = [base, *(v for _, v in variants), *(t for t in twins if t is not None)]
-    est = estimate(Scenario(**{name: [getattr(s, name) for s in batch] for name in _varying(batch)},
+    est = estimate(Scenario(**{name: [_element(s, name) for s in batch] for name in _varying(batch)},
                             **{name: getattr(base, name) for name in fields() if name not in _varying(batch)}))
     lines = est.lines
     totals = lines.groupby("scenario")["cost_usd"].sum()
@@ -246,6 +275,12 @@ def levers(plan=None) -> pd.DataFrame:
                            total_usd=float(totals[k]),
                            crosses=[w for w in own[k - 1].warnings if field_of(w) and field_of(w) not in before])
     return _ranked(rows)
+
+
+def _element(scenario: Scenario, name: str):
+    """A field's value as a batch element: a region left empty is "" there (no region)."""
+    value = getattr(scenario, name)
+    return "" if value is None and fields()[name].type == "region" else value
 
 
 def _ranked(rows: list) -> pd.DataFrame:

@@ -58,7 +58,7 @@ def price_scenarios(scenarios: list[Scenario], owners: list[str]) -> tuple[pd.Da
     """Lines of every scenario (``scenario`` = its index in the list) and the figures it needs, in batches."""
     frames, figures = [], {}
     wanted = ("pretrain_days_with_overheads", "sft_days", "preference_days", "evaluation_days", "price_per_gpu_hour",
-              "dataset_bytes", "n_gpus", "spot_wait_days", "cluster_experiment_days")
+              "dataset_bytes", "n_gpus", "spot_wait_days", "cluster_experiment_days", "cross_region_usd_per_gb")
     for name in wanted:
         figures[name] = np.zeros(len(scenarios))
     for indices, batch in _batches(scenarios):
@@ -419,12 +419,15 @@ def hidden_block(programme, workstreams, runs, figures, offsets, ends, horizon) 
         if "pretrain" in w.stages:
             raw = hidden.raw_bytes(figures["dataset_bytes"][i], w.hidden("cleaning_survive_share"))
             core_hours = float(hidden.cleaning_core_hours(raw, w.hidden("cleaning_core_hours_per_tb")))
-            read_usd = float(hidden.cross_region_read_usd(figures["dataset_bytes"][i], runs[i].cross_region_usd_per_gb))
+            # at the cross-region price of the workstream's region (its field, else data/region_prices.csv)
+            read_usd = float(hidden.cross_region_read_usd(figures["dataset_bytes"][i],
+                                                          figures["cross_region_usd_per_gb"][i]))
             for k, t0 in enumerate(starts):
                 month = int(np.floor(t0)) + 1  # cleaned before the run starts
                 add(month, w.name, k + 1, "pretrain", "data_processing", "data cleaning and deduplication", "elastic",
                     core_hours * d["cpu_usd_per_core_hour"], tags=w.tags_for(k + 1))
-                if w.data_in_other_region:
+                # a workstream whose scenario names its data's region has the read as a line of its own estimate
+                if w.data_in_other_region and runs[i].data_region is None:
                     a, b = t0 + offsets[i, "pretrain"][0], t0 + offsets[i, "pretrain"][1]
                     weights = _weights(np.array([a]), np.array([b]), horizon)[0]
                     beyond += read_usd * max(0.0, 1 - weights.sum())

@@ -300,3 +300,69 @@ def cost_histogram(mc, est: Estimate, currency="USD", bins: int = 40) -> tuple[p
     markers = pd.DataFrame({"label": [f"P{q}" for q in (10, 50, 90)],
                             "cost": np.percentile(costs, [10, 50, 90])})
     return frame, markers
+
+
+#: The confidence of a price row (data/prices.csv), for a reader.
+CONFIDENCE_LABELS = {"verified": ("verified on the provider's page", "已在供应商页面核实"),
+                     "transcribed": ("a dated copy of the provider's price", "供应商价格的有日期副本"),
+                     "undated": ("a copy whose date is unknown", "日期不明的副本"),
+                     "assumed": ("not an offer: an assumption", "非报价：假设值")}
+
+
+def hourly(value: float, currency: str, lang: str = "en") -> str:
+    """A price per GPU-hour in ``currency``: ``¥34.65`` for a Chinese reader, ``34.65 CNY`` otherwise."""
+    if lang == "zh":
+        return f"{'¥' if currency == 'CNY' else '$' if currency == 'USD' else ''}{value:,.2f}"
+    return f"{value:,.2f} {currency}"
+
+
+def gpu_offers(est: Estimate, currency: str = "USD", lang: str = "en", limit: int = 12) -> pd.DataFrame:
+    """Where the plan's GPU can be had in its pricing mode, cheapest first (``data/prices.csv``): provider,
+    region, the price as billed (its own currency) and in the display ``currency`` at the plan's rate, date,
+    confidence and source; the plan's own provider's offers first when it names one, at most ``limit`` rows."""
+    from ..reference import prices
+    s = est.scenario
+    mode = s.pricing if s.pricing != "self_hosted" else "on_demand"
+    table = prices.offers(s.gpu, mode, s.cny_per_usd)
+    if s.provider != prices.MEDIAN:
+        table = pd.concat([table[table["provider"] == s.provider], table[table["provider"] != s.provider]])
+    table = table.head(limit)
+    zh = lang == "zh"
+    shown = prices.convert(table["price_per_gpu_hour"].to_numpy(), table["currency"].to_numpy(), currency,
+                           s.cny_per_usd) if len(table) else []
+    return pd.DataFrame({
+        t("provider_col", lang): [choice_label("provider", p, lang) for p in table["provider"]],
+        t("region_col", lang): table["region"].replace("", "—").to_numpy(),
+        t("billed_col", lang): [hourly(p, c, lang) for p, c in zip(table["price_per_gpu_hour"], table["currency"])],
+        t("shown_col", lang).format(currency={"CNY": "元", "USD": "美元"}.get(currency, currency) if zh else currency):
+            [hourly(v, currency, lang) for v in shown],
+        t("as_of_col", lang): table["as_of"].replace("undated", "无日期" if zh else "undated").to_numpy(),
+        t("confidence_col", lang): [CONFIDENCE_LABELS.get(c, (c, c))[1 if zh else 0] for c in table["confidence"]],
+        t("source_col", lang): table["source"].to_numpy()})
+
+
+def price_line(est: Estimate, currency: str = "USD", lang: str = "en") -> tuple[str, str]:
+    """The plan's GPU price as billed (in the display currency too when that is another), with whose it is, its
+    date and confidence; and its full source."""
+    from ..reference import prices
+    s, d = est.scenario, est.details
+    zh = lang == "zh"
+    billed = d["price_currency"]
+    usd = float(d["price_per_gpu_hour"])
+    own = usd * float(s.cny_per_usd) if billed == "CNY" else usd
+    text = hourly(own, billed, lang) + ("/GPU 小时" if zh else "/GPU-h")
+    if billed != currency:
+        other = usd * float(s.cny_per_usd) if currency == "CNY" else usd
+        text += (f"（约 {hourly(other, currency, lang)}，按 {float(s.cny_per_usd):g} 元/美元）" if zh
+                 else f" (about {hourly(other, currency, lang)} at {float(s.cny_per_usd):g} CNY/USD)")
+    if s.price_per_gpu_hour is not None:
+        whose = t("price_typed", lang)
+    elif s.pricing == "self_hosted":
+        whose = t("price_owned", lang)
+    else:
+        quote = prices.lookup(s.gpu, s.pricing, s.provider, s.region or "")
+        whose = choice_label("provider", s.provider, lang) + (f" {quote.region}" if quote.region else "")
+        if quote.as_of:
+            date = ("无日期" if zh else "undated") if quote.as_of == "undated" else quote.as_of
+            whose += f" · {date} · {CONFIDENCE_LABELS.get(quote.confidence, (quote.confidence,) * 2)[1 if zh else 0]}"
+    return f"{text} · {whose}", str(d["price_source"])

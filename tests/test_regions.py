@@ -1,0 +1,202 @@
+"""Prices per provider and region in the currency billed, the region of a plan and of its data, the transfer
+between them, and the cheapest-region lever (issue 33)."""
+import csv
+import json
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from workbench import Scenario, estimate
+from workbench.plan.scenario import ScenarioError
+from workbench.programmes.levers import levers
+from workbench.reference import data, prices, region_prices
+
+WORKBENCH = shutil.which("workbench") or ""
+
+
+def run(*args):
+    command = [WORKBENCH] if WORKBENCH else [sys.executable, "-m", "workbench.cli"]
+    return subprocess.run([*command, *args], capture_output=True, text=True, timeout=120)
+
+
+def line(est, item, stage="pretrain"):
+    rows = est.lines[(est.lines["item"] == item) & (est.lines["stage"] == stage)]
+    assert len(rows) == 1, item
+    return rows.iloc[0]
+
+
+ALIYUN_H20 = dict(gpu="H20", provider="aliyun", params=7e9, tokens=2e11)
+
+
+def test_a_plan_on_a_chinese_cloud_is_priced_in_cny_from_its_row_and_stays_in_cny():
+    """36.47 CNY an instance-hour of ecs.gn8v.4xlarge (1 GPU) in cn-beijing: the GPU line in CNY is the GPU-hours
+    times that price, whatever the exchange rate (no round trip through USD changes it)."""
+    row = prices.prices().query("sku == 'H20-96GB' and provider == 'aliyun' and region == 'cn-beijing' "
+                                "and mode == 'on_demand'").iloc[0]
+    assert row["currency"] == "CNY" and row["price_per_gpu_hour"] == pytest.approx(5.0327496 / 0.138, rel=1e-5)
+    for rate in (7.1, 6.5, 7.3):
+        est = estimate(Scenario(**ALIYUN_H20, region="cn-beijing", cny_per_usd=rate))
+        compute = line(est, "accelerator time")
+        assert est.details["price_currency"] == "CNY" and est.details["price_region"] == "cn-beijing"
+        assert compute["cost_usd"] * rate == pytest.approx(compute["quantity"] * row["price_per_gpu_hour"], rel=1e-12)
+        assert f"36.47 CNY/GPU-h at {rate:g} CNY/USD" in compute["source"]
+    out = est.to_dict()
+    assert out["currency"] == "CNY" and out["total_cost"] == out["total_cost_cny"] == pytest.approx(
+        est.total_cost_usd * 7.3)
+    # a plan on an American cloud is in USD
+    assert estimate(Scenario(provider="aws")).to_dict()["currency"] == "USD"
+
+
+def test_the_cli_prices_a_plan_on_aliyun_in_cny():
+    result = run("estimate", "--provider", "aliyun", "--gpu", "H20", "--params", "7B", "--tokens", "200B", "--json")
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert out["currency"] == "CNY" and out["details"]["price_region"] == "cn-wulanchabu"  # its cheapest region
+    compute = next(l for l in out["lines"] if l["item"] == "accelerator time" and l["stage"] == "pretrain")
+    assert "34.65 CNY/GPU-h" in compute["source"] and "undated" in compute["source"]
+    text = run("estimate", "--provider", "aliyun", "--gpu", "H20", "--params", "7B", "--tokens", "200B").stdout
+    assert text.splitlines()[1].split()[:2] == ["Total", "cost"] and " CNY = " in text.splitlines()[1]
+
+
+def test_without_a_region_a_provider_charges_its_cheapest_and_a_region_charges_its_own():
+    base = Scenario(provider="aws", params=7e9, tokens=2e11)
+    assert estimate(base).details["price_per_gpu_hour"] == pytest.approx(6.88)
+    assert estimate(base, region="ap-northeast-1").details["price_per_gpu_hour"] == pytest.approx(68.80 / 8)
+    assert estimate(base, region="sa-east-1").details["price_per_gpu_hour"] == pytest.approx(92.4672 / 8)
+    quote = prices.lookup("H100-SXM5-80GB", "on_demand", "aws")
+    assert quote.region == "us-east-1" and "its cheapest of" in quote.source
+    # a batch of regions prices each element from its own row
+    batch = estimate(Scenario(provider="azure", params=7e9, tokens=2e11, n_gpus=64,
+                              region=["eastus", "westeurope", "japaneast"]))
+    assert np.allclose(batch.details["price_per_gpu_hour"], np.array([98.32, 127.816, 142.564]) / 8)
+
+
+def test_the_default_plan_is_unchanged_by_the_regions():
+    """No provider, no region: the typical price and the reference storage and transfer prices, as before."""
+    est = estimate()
+    assert round(est.total_cost_usd) == 1_667_524
+    assert est.details["object_storage_usd_per_gb_month"] == 0.023 and est.details["egress_usd_per_gb"] == 0.09
+    assert "no provider or region chosen" in line(est, "corpus copies in object storage")["source"]
+
+
+def test_storage_and_transfer_come_from_the_plans_region_in_its_currency():
+    est = estimate(Scenario(**ALIYUN_H20, region="cn-beijing", cny_per_usd=7.0))
+    assert est.details["object_storage_usd_per_gb_month"] == pytest.approx(0.12 / 7.0)  # Alibaba OSS, CNY
+    assert est.details["egress_usd_per_gb"] == pytest.approx(0.5 / 7.0)
+    # no parallel file system price for aliyun on record: the reference row, said so
+    assert est.details["hot_storage_usd_per_gb_month"] == 0.145
+    assert "no hot storage price on record for aliyun cn-beijing" in line(est, "corpus on parallel file system")["source"]
+    gcp = estimate(Scenario(provider="gcp", region="europe-west4", params=7e9, tokens=2e11))
+    assert gcp.details["object_storage_usd_per_gb_month"] == pytest.approx(0.02 / 1.073741824, rel=1e-5)
+    # a typed price wins over the region's
+    typed = estimate(Scenario(**ALIYUN_H20, region="cn-beijing", object_storage_usd_per_gb_month=0.05))
+    assert typed.details["object_storage_usd_per_gb_month"] == 0.05
+    assert "given by the user" in line(typed, "corpus copies in object storage")["source"]
+
+
+def test_the_data_in_another_region_is_read_across_at_the_pairs_price():
+    """Training in cn-hangzhou on a corpus kept in cn-beijing: the corpus is read once at the price of leaving
+    cn-beijing, and the checkpoints are copied back to it; in one region, nothing crosses."""
+    apart = estimate(Scenario(**ALIYUN_H20, region="cn-hangzhou", data_region="cn-beijing", cny_per_usd=7.1))
+    read = line(apart, "corpus read across regions")
+    corpus_gb = apart.details["dataset_bytes"] / 1e9
+    assert read["quantity"] == pytest.approx(corpus_gb) and read["unit_cost_usd"] == pytest.approx(0.5 / 7.1)
+    assert read["cost_usd"] == pytest.approx(corpus_gb * 0.5 / 7.1)
+    assert "aliyun cross region" in read["source"]
+    together = estimate(Scenario(**ALIYUN_H20, region="cn-hangzhou", data_region="cn-hangzhou"))
+    assert line(together, "corpus read across regions")["cost_usd"] == 0.0
+    # the difference between the two plans is the corpus read across, nothing else
+    assert apart.total_cost_usd - together.total_cost_usd == pytest.approx(read["cost_usd"] * 1.0, rel=0.35)
+
+
+def test_a_pair_of_regions_takes_its_own_row_before_any_other_region(tmp_path, monkeypatch):
+    copy = tmp_path / "data"
+    shutil.copytree(data.data_dir(), copy)
+    with open(copy / "region_prices.csv", "a", encoding="utf-8") as f:
+        f.write("aws,ap-northeast-1,cross_region,us-east-1,0.09,USD,GB,2026-09-16,listed,transcribed,test row,\n")
+        f.write("aws,ap-northeast-1,cross_region,*,0.05,USD,GB,2026-09-16,listed,transcribed,test row any,\n")
+    monkeypatch.setenv("WORKBENCH_DATA", str(copy))
+    data.reload()
+    try:
+        est = estimate(Scenario(provider="aws", region="us-east-1", data_region="ap-northeast-1", params=7e9,
+                                tokens=2e11))
+        assert line(est, "corpus read across regions")["unit_cost_usd"] == 0.09  # Tokyo -> us-east-1's own row
+        other = estimate(Scenario(provider="aws", region="us-west-2", data_region="ap-northeast-1", params=7e9,
+                                  tokens=2e11))
+        assert line(other, "corpus read across regions")["unit_cost_usd"] == 0.05  # Tokyo -> any other region
+        # the checkpoints leave the cluster's region for the data's: us-east-1's rate to any other region
+        assert line(est, "cross-region checkpoint sync")["unit_cost_usd"] == 0.02
+    finally:
+        monkeypatch.undo()
+        data.reload()
+
+
+@pytest.mark.parametrize("changes, field, words", [
+    (dict(region="mars-central-1"), "region", "is not a region on record"),
+    (dict(provider="aws", region="cn-beijing"), "region", "its regions on record: ap-northeast-1"),
+    (dict(region="us-east-1"), "region", "needs a provider"),
+    (dict(data_region="us-east-1"), "data_region", "needs a provider"),
+    (dict(provider="aliyun", gpu="H100"), "provider", "no on_demand price from 'aliyun'"),
+])
+def test_a_region_the_plan_cannot_have_is_refused_naming_the_field_in_both_languages(changes, field, words):
+    with pytest.raises(ScenarioError) as caught:
+        Scenario(**changes)
+    error = caught.value
+    assert error.field == field and words in str(error)
+    zh = error.message("zh")
+    assert not any(w in zh for w in ("is not a region", "needs a provider", "regions on record"))
+
+
+def test_the_cheapest_region_lever_saves_the_price_difference_less_the_transfer_it_causes():
+    plan = Scenario(provider="aws", region="ap-northeast-1", data_region="ap-northeast-1", params=7e9, tokens=2e11)
+    row = levers(plan).set_index("lever").loc["cheapest_region"]
+    assert row["applicable"] and "region=us-east-1" in row["changes"] and "data_region=ap-northeast-1" in row["changes"]
+    moved = estimate(plan.replace(**row["applied"]))
+    kept = estimate(plan.replace(**{k: v for k, v in row["applied"].items() if k != "data_region"}, data_region=None))
+    assert row["risk_adjusted_saving_usd"] == pytest.approx(estimate(plan).total_cost_usd - moved.total_cost_usd,
+                                                            rel=1e-9)
+    # the risk priced is the corpus read across from Tokyo (and the contingency on it): what keeping the data
+    # where it is costs against moving it with the cluster
+    assert row["risk_usd"] == pytest.approx(moved.total_cost_usd - kept.total_cost_usd, rel=1e-9)
+    read = line(moved, "corpus read across regions")["cost_usd"]
+    assert read == pytest.approx(moved.details["dataset_bytes"] / 1e9 * 0.02) and row["risk_usd"] >= read
+    assert row["risk_usd"] > 0 and "residency" in row["risk"]
+    assert levers(Scenario(provider="aws")).set_index("lever").loc["cheapest_region", "why_not"].startswith(
+        "no region is chosen")
+    assert "already" in str(levers(plan.replace(region="us-east-1")).set_index("lever").loc["cheapest_region",
+                                                                                            "why_not"])
+
+
+def corrupt(tmp_path, name, edit):
+    copy = tmp_path / "data"
+    shutil.copytree(data.data_dir(), copy)
+    path = copy / name
+    rows = list(csv.reader(open(path, encoding="utf-8")))
+    edit(rows)
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        csv.writer(f).writerows(rows)
+    return copy
+
+
+@pytest.mark.parametrize("name, edit, message", [
+    ("region_prices.csv", lambda r: r[2].__setitem__(1, "US East"), r"row 3, column 'region': 'US East' must be lower case"),
+    ("region_prices.csv", lambda r: r[2].__setitem__(6, "GB"), r"row 3, column 'unit': 'GB': object_storage is priced per GB-month"),
+    ("region_prices.csv", lambda r: r[2].__setitem__(3, "*"), r"row 3, column 'to_region': to_region is given for cross_region rows only"),
+    ("region_prices.csv", lambda r: r[2].__setitem__(5, "EUR"), r"row 3, column 'currency': 'EUR' is not one of the allowed"),
+    ("region_prices.csv", lambda r: r.pop(2), r"missing the reference row aws us-east-1 object_storage"),
+    ("prices.csv", lambda r: r[1].__setitem__(7, "CNY"), r"column 'currency': azure bills A100-PCIe-80GB in CNY and USD"),
+    ("prices.csv", lambda r: r[1].__setitem__(6, "2000"), r"row 2, column 'price_per_gpu_hour': 2000 USD is out of range"),
+    ("prices.csv", lambda r: r[1].__setitem__(10, "probably"), r"row 2, column 'confidence': 'probably' is not one of"),
+])
+def test_a_bad_price_row_is_refused_naming_its_file_row_and_column(tmp_path, monkeypatch, name, edit, message):
+    monkeypatch.setenv("WORKBENCH_DATA", str(corrupt(tmp_path, name, edit)))
+    data.reload()
+    try:
+        with pytest.raises(data.DataFileError, match=message):
+            (region_prices.region_prices if name == "region_prices.csv" else prices.prices)()
+    finally:
+        monkeypatch.undo()
+        data.reload()

@@ -1,0 +1,93 @@
+"""Storage and transfer prices by provider and region (``data/region_prices.csv``), in the currency billed.
+
+Items: ``hot_storage`` (a parallel file system, per GB-month), ``object_storage`` and ``archive_storage`` (per
+GB-month), ``egress`` (to the internet, per GB) and ``cross_region`` (from the row's region to ``to_region``, or to
+any other region for ``*``, per GB: a cloud bills transfer where the bytes leave).
+
+A plan finds its price in this order: the row of its provider and region; the provider's row without a region (a
+price the provider charges everywhere); the reference row, Amazon us-east-1, which is also what a plan without a
+provider or region pays. The quote's source says which it was.
+"""
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+
+from .data import DataFileError, cached, data_dir, read_table
+from .prices import CONFIDENCE, CURRENCIES, Quote
+
+ITEMS = {"hot_storage": "GB-month", "object_storage": "GB-month", "archive_storage": "GB-month", "egress": "GB",
+         "cross_region": "GB"}
+#: The row a plan pays where its provider and region have none (and a plan without a provider).
+REFERENCE = ("aws", "us-east-1")
+_REGION = re.compile(r"[a-z0-9][a-z0-9-]{0,39}")
+
+
+@cached
+def region_prices() -> pd.DataFrame:
+    """Every row of ``data/region_prices.csv`` (``region`` and ``to_region`` empty where they do not apply)."""
+    path = data_dir() / "region_prices.csv"
+    table = read_table("region_prices.csv", numeric=("price",),
+                       required=("provider", "item", "price", "currency", "unit", "as_of", "confidence", "source"),
+                       key=("provider", "region", "item", "to_region"), bounds={"price": (-1, 1000)},
+                       choices={"item": set(ITEMS), "currency": set(CURRENCIES), "confidence": set(CONFIDENCE)},
+                       normalised=("provider", "region", "to_region"))
+    for row_number, row in enumerate(table.itertuples(index=False), start=2):
+        for column in ("region", "to_region"):
+            value = getattr(row, column)
+            if value and value != "*" * (column == "to_region") and not _REGION.fullmatch(value):
+                raise DataFileError(path, f"{value[:40]!r} is not a region id (lower-case letters, digits and dashes, "
+                                    "at most 40; or empty" + (", or * for any other region" if column == "to_region"
+                                                               else "") + ")", row_number, column)
+        if row.price < 0:
+            raise DataFileError(path, f"{row.price:g} is out of range: a price is 0 or more", row_number, "price")
+        if row.unit != ITEMS[row.item]:
+            raise DataFileError(path, f"{row.unit!r}: {row.item} is priced per {ITEMS[row.item]}", row_number, "unit")
+        if (row.item == "cross_region") != bool(row.to_region):
+            raise DataFileError(path, "to_region is given for cross_region rows only (a region id, or * for any "
+                                "other region)", row_number, "to_region")
+    for item in ITEMS:
+        if not ((table["provider"] == REFERENCE[0]) & (table["region"] == REFERENCE[1]) & (table["item"] == item)).any():
+            raise DataFileError(path, f"missing the reference row {REFERENCE[0]} {REFERENCE[1]} {item}: a plan "
+                                "without a provider pays it", column="item")
+    return table
+
+
+def regions() -> list[str]:
+    """Every region id with a storage or transfer price."""
+    table = region_prices()
+    return sorted({r for r in (*table["region"], *table["to_region"]) if r and r != "*"})
+
+
+def _row_quote(row, why: str = "") -> Quote:
+    at = f" {row['region']}" if row["region"] else ""
+    to = (f" to {'any other region' if row['to_region'] == '*' else row['to_region']}"
+          if row["item"] == "cross_region" else "")
+    return Quote(float(row["price"]), row["currency"],
+                 f"{why}{row['provider']}{at} {row['item'].replace('_', ' ')}{to}, {row['as_of']} "
+                 f"({row['confidence']}; {row['source']})")
+
+
+@cached
+def lookup(provider: str, region: str, item: str, to_region: str = "") -> Quote:
+    """The price of ``item`` in ``provider``'s ``region`` [currency per GB-month or per GB], with its source;
+    ``to_region`` for ``cross_region`` (empty: any other region)."""
+    if item not in ITEMS:
+        raise ValueError(f"unknown item {str(item)[:40]!r}; allowed: {', '.join(ITEMS)}")
+    table = region_prices()
+    rows = table[table["item"] == item]
+    if item == "cross_region":
+        wanted = (to_region or "*", "*")
+    else:
+        wanted = ("",)
+    for where in ((provider, region), (provider, "")) if region else ((provider, ""),):
+        for to in wanted:
+            hit = rows[(rows["provider"] == where[0]) & (rows["region"] == where[1]) & (rows["to_region"] == to)]
+            if len(hit):
+                return _row_quote(hit.iloc[0])
+    hit = rows[(rows["provider"] == REFERENCE[0]) & (rows["region"] == REFERENCE[1])].iloc[0]
+    asked = f"{provider} {region}".strip() if provider not in ("", "median") else ""
+    why = (f"no {item.replace('_', ' ')} price on record for {asked}: the reference row, " if asked
+           else "no provider or region chosen: the reference row, ")
+    return _row_quote(hit, why)
