@@ -200,3 +200,48 @@ def test_a_bad_price_row_is_refused_naming_its_file_row_and_column(tmp_path, mon
     finally:
         monkeypatch.undo()
         data.reload()
+
+
+def test_a_purchase_price_in_cny_is_converted_at_the_plans_rate():
+    """An H20 card at about 110,000 yuan (Reuters, early 2024): self-hosted, its purchase in USD is 110,000 / rate,
+    and the note says so."""
+    for rate in (7.1, 6.8):
+        est = estimate(Scenario(gpu="H20", pricing="self_hosted", params=7e9, tokens=2e11, cny_per_usd=rate))
+        assert est.details["gpu_purchase_usd"] == pytest.approx(110_000 / rate)
+        assert f"110,000 CNY at {rate:g} CNY/USD" in est.defaults_used["gpu_purchase_usd"]
+    ascend = estimate(Scenario(gpu="Ascend-910B", precision="fp16", pricing="self_hosted", params=7e9, tokens=2e11))
+    assert ascend.details["gpu_purchase_usd"] == pytest.approx(120_000 / 7.1)
+    assert estimate(Scenario(pricing="self_hosted")).details["gpu_purchase_usd"] == 30_000  # a USD row as it is
+
+
+def test_a_fleet_is_rented_where_it_names_else_where_the_base_is():
+    from workbench.programmes import programme_presets, timeline
+    from workbench.programmes.programme import Programme, ProgrammeError
+    plan = programme_presets.preset("assistant-7b").to_dict()
+    prices_seen = {}
+    for provider, region in (("aws", "us-east-1"), ("gcp", None)):
+        plan["fleets"] = [{"name": "f", "gpu": "H100", "count": 64, "pricing": "reserved_1y", "provider": provider,
+                           "region": region}]
+        programme = Programme.from_dict(plan)
+        assert Programme.from_dict(json.loads(programme.to_json())) == programme  # a round trip keeps them
+        fleet = timeline.evaluate(programme).fleets[0]
+        prices_seen[provider] = fleet["price_usd_per_gpu_hour"]
+    assert prices_seen["aws"] == pytest.approx(prices.lookup("H100-SXM5-80GB", "reserved_1y", "aws").price)
+    assert prices_seen["gcp"] == pytest.approx(prices.lookup("H100-SXM5-80GB", "reserved_1y", "gcp").price)
+    plan["fleets"][0].update(provider="aws", region="ap-northeast-1")  # no reservation on record there
+    with pytest.raises(ProgrammeError) as caught:
+        timeline.evaluate(Programme.from_dict(plan))
+    assert caught.value.field == "region" and "its regions on record: us-east-1" in str(caught.value)
+    plan["fleets"][0].update(region="mars-1")
+    with pytest.raises(ProgrammeError, match="is not a region on record"):
+        Programme.from_dict(plan)
+
+
+def test_the_planner_shows_the_gpu_price_as_billed_with_its_date_and_the_offers():
+    from workbench.app.ui import Planner
+    planner = Planner({"gpu": "H20", "provider": "aliyun", "region": "cn-beijing"}, "zh", "CNY")
+    page = planner.headline.value
+    assert "GPU 价格" in page and "¥36.47/GPU 小时" in page and "cn-beijing" in page and "日期不明的副本" in page
+    assert "wb-offers" in page and "cn-wulanchabu" in page and "¥34.65" in page
+    english = Planner({"provider": "aws", "region": "ap-northeast-1"}, "en", "CNY").headline.value
+    assert "8.60 USD/GPU-h (about 61.06 CNY at 7.1 CNY/USD) · aws ap-northeast-1 · 2026-10-10" in english

@@ -265,7 +265,7 @@ def first_row(path):
     ("prices.csv", "price_per_gpu_hour", "1e308", "1e308 is out of range"),
     ("prices.csv", "mode", "weekly", "'weekly' is not one of the allowed values"),
     ("prices.csv", "sku", "H1000", "'H1000' is not one of the allowed values"),
-    ("hardware_prices.csv", "usd_per_gpu", "-30000", "-30000 is out of range"),
+    ("hardware_prices.csv", "price_per_gpu", "-30000", "-30000 is out of range"),
     ("scaling_laws.csv", "alpha", "0", "0 is out of range"),
     ("published_runs.csv", "gpu_hours", "-5", "-5 is out of range"),
     ("uncertainty.csv", "sigma", "-1", "-1 is out of range"),

@@ -16,13 +16,15 @@ HOURS_PER_YEAR = 8766.0  # 365.25 x 24
 
 
 @cached
-def hardware_prices() -> dict[str, float]:
-    """Purchase price per accelerator from ``data/hardware_prices.csv`` [USD/GPU]."""
+def hardware_prices() -> dict[str, tuple[float, str]]:
+    """Purchase price per accelerator from ``data/hardware_prices.csv``: (price, currency billed) [currency/GPU]."""
     from ..reference.catalog import gpu_ids
-    table = read_table("hardware_prices.csv", numeric=("usd_per_gpu",),
-                       required=("sku", "usd_per_gpu", "as_of", "source"), key="sku",
-                       bounds={"usd_per_gpu": (0, 1e7)}, choices={"sku": set(gpu_ids())})
-    return dict(zip(table["sku"], table["usd_per_gpu"]))
+    from ..reference.prices import CURRENCIES
+    table = read_table("hardware_prices.csv", numeric=("price_per_gpu",),
+                       required=("sku", "price_per_gpu", "currency", "as_of", "source"), key="sku",
+                       bounds={"price_per_gpu": (0, 1e8)}, choices={"sku": set(gpu_ids()), "currency": set(CURRENCIES)})
+    return {sku: (price, currency) for sku, price, currency in zip(table["sku"], table["price_per_gpu"],
+                                                                   table["currency"])}
 
 
 def capex_usd_per_gpu(purchase_usd, server_share, interconnect_share):

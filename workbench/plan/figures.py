@@ -200,7 +200,7 @@ def gpu_price(x, f) -> dict:
     if rented.any():
         price[rented], price_source[rented], currency[rented], charged_in[rented] = prices.price_per_gpu_hour(
             x["gpu"][rented], x["pricing"][rented], x["provider"][rented], region[rented], x["cny_per_usd"][rented])
-    purchase = fill(x["gpu_purchase_usd"], hardware_price(x["gpu"]))
+    purchase = fill(x["gpu_purchase_usd"], hardware_price(x["gpu"], x["cny_per_usd"]))
     owned = np.isnan(price) & self_hosted
     amortised = ownership.amortised_usd_per_gpu_hour(purchase, x["server_share"], x["interconnect_share"],
                                                      x["useful_life_years"], x["residual_value_share"])
@@ -567,7 +567,10 @@ def serving_precision(gpu, weight_precision):
     return np.where(fp8, "fp8", mfu.training_precision(gpu))
 
 
-def hardware_price(gpu: np.ndarray) -> np.ndarray:
-    """Purchase price per GPU [USD] from ``data/hardware_prices.csv`` (NaN where none is on record)."""
+def hardware_price(gpu: np.ndarray, cny_per_usd) -> np.ndarray:
+    """Purchase price per GPU [USD] from ``data/hardware_prices.csv``, a price in CNY converted at the plan's
+    ``cny_per_usd`` (NaN where none is on record)."""
     table = ownership.hardware_prices()
-    return catalog.map_ids(gpu, lambda g: table.get(g, np.nan))
+    price = catalog.map_ids(gpu, lambda g: table.get(g, (np.nan, "USD"))[0])
+    in_cny = catalog.map_ids(gpu, lambda g: float(table.get(g, (np.nan, "USD"))[1] == "CNY")).astype(bool)
+    return np.where(in_cny, price / np.asarray(cny_per_usd, dtype=float), price)

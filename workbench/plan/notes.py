@@ -8,7 +8,7 @@ import numpy as np
 
 from . import boundaries
 from ..reference import catalog, prices
-from ..formulas import mfu, scaling
+from ..formulas import mfu, ownership, scaling
 from ..reference.messages import Message
 from ..reference.numbers import compact, power_of_ten
 from .scenario import Scenario, ScenarioError, fields
@@ -59,7 +59,10 @@ def defaults_used(scenario: Scenario, figures: dict) -> dict[str, str]:
                                       f"per GPU x (1 + {scenario.server_share:g} + {scenario.interconnect_share:g}) over "
                                       f"{scenario.useful_life_years:g} years")
         if scenario.gpu_purchase_usd is None:
-            used["gpu_purchase_usd"] = f"{figures['gpu_purchase_usd']:,.0f} USD: data/hardware_prices.csv (low confidence)"
+            price, currency = ownership.hardware_prices()[scenario.gpu]
+            converted = (f"{price:,.0f} {currency} at {scenario.cny_per_usd:g} CNY/USD, " if currency != "USD" else "")
+            used["gpu_purchase_usd"] = (f"{figures['gpu_purchase_usd']:,.0f} USD: {converted}data/hardware_prices.csv "
+                                        "(low confidence)")
     elif scenario.price_per_gpu_hour is None:
         used["price_per_gpu_hour"] = f"{figures['price_per_gpu_hour']:.2f} USD/GPU-h: {figures['price_source']}"
     if scenario.checkpoint_interval_hours is None:

@@ -150,20 +150,25 @@ def served_share(programme, figures, members, horizon) -> np.ndarray:
 
 
 def fleet_price(programme, fleet: Fleet, runs, figures, members) -> float:
-    """The fleet's price per GPU-hour [USD/GPU-h]: its workstreams' own where they buy it the same way, otherwise
-    the base scenario's GPU bought the fleet's way (data/prices.csv, or the amortised purchase)."""
+    """The fleet's price per GPU-hour [USD/GPU-h]: its workstreams' own where they buy it the same way (from the
+    same provider and region, when the fleet names them), otherwise the base scenario's GPU bought the fleet's way,
+    from the fleet's provider and region if it names them (data/prices.csv, or the amortised purchase)."""
+    where = {key: getattr(fleet, key) for key in ("provider", "region") if getattr(fleet, key) is not None}
     for i in members:
-        if runs[i].pricing == fleet.pricing and runs[i].gpu == fleet.gpu:
+        if (runs[i].pricing == fleet.pricing and runs[i].gpu == fleet.gpu
+                and all(getattr(runs[i], key) == value for key, value in where.items())):
             return float(figures["price_per_gpu_hour"][i])
     same = {name: "same" for name in ("experiment_pricing", "post_training_pricing", "serving_pricing",
                                       "serving_peak_pricing")}
+    if "provider" in where and "region" not in where:
+        where["region"] = None  # another provider: not the base's region
     try:
         return float(np.ravel(estimate(programme.base_scenario.replace(
-            gpu=fleet.gpu, pricing=fleet.pricing, **same)).details["price_per_gpu_hour"])[0])
+            gpu=fleet.gpu, pricing=fleet.pricing, **same, **where)).details["price_per_gpu_hour"])[0])
     except ScenarioError as error:
         # the fleet has no such field: the base's, bought the fleet's way, is what to change
-        raise ProgrammeError(f"fleet {fleet.name!r}", f"base.{error.field}", error.value, error.problem,
-                             error.allowed) from None
+        raise ProgrammeError(f"fleet {fleet.name!r}", error.field if error.field in where else f"base.{error.field}",
+                             error.value, error.problem, error.allowed) from None
 
 
 def capacity_gpu_hours(fleet: Fleet, term: int, months: np.ndarray) -> np.ndarray:

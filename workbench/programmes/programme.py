@@ -25,7 +25,7 @@ from pathlib import Path
 
 from ..formulas import hidden
 from ..plan.money import HOW_TO_WRITE, HOW_TO_WRITE_ZH, MoneyError, parse_money
-from ..plan.scenario import MAX_JSON_CHARS, Scenario, ScenarioError, excerpt, fields
+from ..plan.scenario import MAX_JSON_CHARS, Scenario, ScenarioError, check_field, excerpt, fields
 from ..reference.i18n import calendar_month
 
 SCHEMA_VERSION = 1
@@ -215,7 +215,8 @@ class Fleet:
     over ``useful_life_years`` of the programme's base). Paid every month of the term, busy or idle. Workstreams
     whose GPU matches run their training on it first, month by month (what is bought their main way: pre-training,
     and post-training and experiments when bought the same way); what does not fit is bought as each workstream
-    buys it. ``term_months`` empty: 12, 36, or the useful life."""
+    buys it. ``term_months`` empty: 12, 36, or the useful life. ``provider`` and ``region`` (empty: the base's) name
+    where a reserved fleet is rented (data/prices.csv)."""
 
     name: str
     gpu: str
@@ -224,6 +225,8 @@ class Fleet:
     start_month: int = 1
     term_months: int | None = None
     tags: dict = field(default_factory=dict)
+    provider: str | None = None
+    region: str | None = None
 
     def term(self, useful_life_years: float) -> int:
         if self.term_months is not None:
@@ -286,7 +289,8 @@ class Programme:
                 "staff": [{**_plain(s), "tags": dict(s.tags)} for s in self.staff],
                 "workstreams": [{**_plain(w), "stages": list(w.stages), "changes": dict(w.changes), "tags": dict(w.tags)}
                                 for w in self.workstreams],
-                **({"fleets": [{**_plain(f), "tags": dict(f.tags)} for f in self.fleets]} if self.fleets else {}),
+                **({"fleets": [{**{k: v for k, v in _plain(f).items() if not (k in ("provider", "region") and v is None)},
+                                "tags": dict(f.tags)} for f in self.fleets]} if self.fleets else {}),
                 **({"start": self.start} if self.start is not None else {})}
 
     def to_json(self, indent: int | None = 2) -> str:
@@ -614,8 +618,17 @@ def _checked_fleet(f: Fleet, horizon: int) -> Fleet:
     term = None if f.term_months is None else _number(
         where, "term_months", f.term_months, shortest, 180, whole=True,
         allowed=f"{shortest} to 180 months for {f.pricing} (its price is for its whole term), or null")
+    where_bought = {}
+    for key in ("provider", "region"):
+        value = getattr(f, key)
+        if value is None or value == "":
+            continue
+        try:
+            where_bought[key] = check_field(key, value)
+        except ScenarioError as error:
+            raise ProgrammeError(where, key, value, error.problem, error.allowed) from None
     return Fleet(name=name, gpu=gpu, count=count, pricing=f.pricing, start_month=start, term_months=term,
-                 tags=_tags(where, f.tags))
+                 tags=_tags(where, f.tags), **where_bought)
 
 
 def _checked_staff(s: Staff, horizon: int) -> Staff:
