@@ -151,23 +151,40 @@ def test_a_region_the_plan_cannot_have_is_refused_naming_the_field_in_both_langu
 
 
 def test_the_cheapest_region_lever_saves_the_price_difference_less_the_transfer_it_causes():
-    plan = Scenario(provider="aws", region="ap-northeast-1", data_region="ap-northeast-1", params=7e9, tokens=2e11)
+    """Azure Central US (120.934 USD an ND96isr H100 v5 hour) to East US (98.32), the corpus left in Central US."""
+    plan = Scenario(provider="azure", region="centralus", data_region="centralus", params=7e9, tokens=2e11)
     row = levers(plan).set_index("lever").loc["cheapest_region"]
-    assert row["applicable"] and "region=us-east-1" in row["changes"] and "data_region=ap-northeast-1" in row["changes"]
+    assert row["applicable"] and "region=eastus" in row["changes"] and "data_region=centralus" in row["changes"]
     moved = estimate(plan.replace(**row["applied"]))
     kept = estimate(plan.replace(**{k: v for k, v in row["applied"].items() if k != "data_region"}, data_region=None))
     assert row["risk_adjusted_saving_usd"] == pytest.approx(estimate(plan).total_cost_usd - moved.total_cost_usd,
                                                             rel=1e-9)
-    # the risk priced is the corpus read across from Tokyo (and the contingency on it): what keeping the data
+    compute = line(estimate(plan.replace(n_gpus=row["applied"]["n_gpus"])), "accelerator time")
+    assert row["saving_usd"] > compute["quantity"] * (120.934 - 98.32) / 8 * 0.99  # the GPU-hours, cheaper
+    # the risk priced is the corpus read across from Central US (and the contingency on it): what keeping the data
     # where it is costs against moving it with the cluster
     assert row["risk_usd"] == pytest.approx(moved.total_cost_usd - kept.total_cost_usd, rel=1e-9)
     read = line(moved, "corpus read across regions")["cost_usd"]
-    assert read == pytest.approx(moved.details["dataset_bytes"] / 1e9 * 0.02) and row["risk_usd"] >= read
-    assert row["risk_usd"] > 0 and "residency" in row["risk"]
+    assert read == pytest.approx(moved.details["dataset_bytes"] / 1e9 * 0.02) and row["risk_usd"] >= read > 0
+    assert "residency" in row["risk"]
+    # its boundary: it does not cross a border (Tokyo is AWS's only Japanese region on record)
+    tokyo = levers(Scenario(provider="aws", region="ap-northeast-1")).set_index("lever").loc["cheapest_region"]
+    assert not tokyo["applicable"] and "across a border" in str(tokyo["why_not"])
     assert levers(Scenario(provider="aws")).set_index("lever").loc["cheapest_region", "why_not"].startswith(
         "no region is chosen")
-    assert "already" in str(levers(plan.replace(region="us-east-1")).set_index("lever").loc["cheapest_region",
-                                                                                            "why_not"])
+    for region in ("us-east-1", "us-east-2"):  # the cheapest, or as cheap
+        assert "already" in str(levers(Scenario(provider="aws", region=region)).set_index("lever").loc[
+            "cheapest_region", "why_not"])
+    chinese = levers(Scenario(gpu="H20", provider="aliyun", region="cn-beijing")).set_index("lever").loc[
+        "cheapest_region"]
+    assert chinese["applicable"] and "region=cn-wulanchabu" in chinese["changes"]
+
+
+def test_every_region_has_a_name_and_a_country():
+    table = region_prices.regions_table()
+    assert region_prices.region_label("cn-wulanchabu", "zh") == "华北6（乌兰察布） cn-wulanchabu"
+    assert region_prices.region_label("us-east-1") == "US East (N. Virginia), us-east-1"
+    assert region_prices.country("aliyun", "cn-beijing") == "CN" and set(table["country"]) >= {"US", "CN", "JP"}
 
 
 def corrupt(tmp_path, name, edit):
@@ -190,13 +207,16 @@ def corrupt(tmp_path, name, edit):
     ("prices.csv", lambda r: r[1].__setitem__(7, "CNY"), r"column 'currency': azure bills A100-PCIe-80GB in CNY and USD"),
     ("prices.csv", lambda r: r[1].__setitem__(6, "2000"), r"row 2, column 'price_per_gpu_hour': 2000 USD is out of range"),
     ("prices.csv", lambda r: r[1].__setitem__(10, "probably"), r"row 2, column 'confidence': 'probably' is not one of"),
+    ("regions.csv", lambda r: r.pop(1), r"regions.csv, column 'region': no row for aws us-east-1, a region of data/prices"),
+    ("regions.csv", lambda r: r[1].__setitem__(4, "usa"), r"regions.csv, row 2, column 'country': 'usa' is not a country"),
 ])
 def test_a_bad_price_row_is_refused_naming_its_file_row_and_column(tmp_path, monkeypatch, name, edit, message):
     monkeypatch.setenv("WORKBENCH_DATA", str(corrupt(tmp_path, name, edit)))
     data.reload()
     try:
         with pytest.raises(data.DataFileError, match=message):
-            (region_prices.region_prices if name == "region_prices.csv" else prices.prices)()
+            {"region_prices.csv": region_prices.region_prices, "regions.csv": region_prices.regions_table,
+             "prices.csv": prices.prices}[name]()
     finally:
         monkeypatch.undo()
         data.reload()
@@ -244,4 +264,5 @@ def test_the_planner_shows_the_gpu_price_as_billed_with_its_date_and_the_offers(
     assert "GPU 价格" in page and "¥36.47/GPU 小时" in page and "cn-beijing" in page and "日期不明的副本" in page
     assert "wb-offers" in page and "cn-wulanchabu" in page and "¥34.65" in page
     english = Planner({"provider": "aws", "region": "ap-northeast-1"}, "en", "CNY").headline.value
-    assert "8.60 USD/GPU-h (about 61.06 CNY at 7.1 CNY/USD) · aws ap-northeast-1 · 2026-10-10" in english
+    assert ("8.60 USD/GPU-h (about 61.06 CNY at 7.1 CNY/USD) · AWS Asia Pacific (Tokyo), ap-northeast-1 · 2026-10-10"
+            in english)

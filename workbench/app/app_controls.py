@@ -12,6 +12,7 @@ from ipywidgets.widgets.widget_string import HTMLStyle, TextStyle
 import numpy as np
 
 from ..reference import catalog, prices
+from ..reference.region_prices import region_label
 from ..report.views import format_quantity
 from ..report import views
 from ..reference.i18n import CHOICE_LABELS, CHOICES_OF, choice_label, t
@@ -148,6 +149,8 @@ class FieldControl:
 
     def _labelled(self, choices, lang):
         """(label, id) pairs where the field's choices have labels, else the ids as they are."""
+        if self.field.type == "region":  # a region's name, then its id: 华北2（北京） cn-beijing
+            return [(choice_label(self.field.name, c, lang) if c == "" else region_label(c, lang), c) for c in choices]
         if CHOICES_OF.get(self.field.name, self.field.name) not in CHOICE_LABELS:
             return list(choices)
         return [(choice_label(self.field.name, choice, lang), choice) for choice in choices]

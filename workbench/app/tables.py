@@ -17,6 +17,7 @@ def check_all() -> None:
     catalog._names()
     prices.prices()
     region_prices.region_prices()
+    region_prices.regions_table()
     ownership.hardware_prices()
     scaling.scaling_laws()
     data.published_runs()

@@ -121,12 +121,17 @@ def _conditions(scenario: Scenario) -> dict:
 
 
 def cheapest_region(scenario: Scenario) -> str:
-    """The region where the plan's provider sells its GPU cheapest in its pricing mode (empty: none on record)."""
-    from ..reference import prices
+    """The region where the plan's provider sells its GPU cheapest in its pricing mode, in the country of the plan's
+    region (the data stays in its jurisdiction: a border is the lever's risk boundary, not a saving to take);
+    empty: none on record."""
+    from ..reference import prices, region_prices
     if scenario.provider == prices.MEDIAN or scenario.pricing == "self_hosted":
         return ""
     offers = prices.offers(scenario.gpu, scenario.pricing, scenario.cny_per_usd)
     offers = offers[(offers["provider"] == scenario.provider) & (offers["region"] != "")]
+    home = region_prices.country(scenario.provider, scenario.region or "")
+    if home:
+        offers = offers[[region_prices.country(scenario.provider, r) == home for r in offers["region"]]]
     return str(offers["region"].iloc[0]) if len(offers) else ""
 
 
@@ -135,8 +140,12 @@ def _dearer_region(scenario: Scenario) -> tuple:
     another."""
     if not scenario.region:
         return False, Message("wn_no_region")
+    from ..reference import prices
     cheapest = cheapest_region(scenario)
-    return (bool(cheapest) and cheapest != scenario.region,
+    dearer = bool(cheapest) and cheapest != scenario.region and (
+        prices.lookup(scenario.gpu, scenario.pricing, scenario.provider, cheapest).price
+        < prices.lookup(scenario.gpu, scenario.pricing, scenario.provider, scenario.region).price)
+    return (dearer,
             Message("wn_cheapest_region", region=scenario.region, provider=scenario.provider, gpu=scenario.gpu))
 
 

@@ -531,7 +531,9 @@ def problem_zh(problem: str) -> str:
 
 #: Labels of menu choices whose ids are not words a reader knows (the ids stay the values, in links and files).
 CHOICE_LABELS = {
-    "provider": {"median": ("typical across providers", "各供应商典型价")},
+    "provider": {"median": ("typical across providers", "各供应商典型价"), "aliyun": ("Alibaba Cloud", "阿里云"),
+                 "aws": ("AWS", "亚马逊云科技 AWS"), "azure": ("Microsoft Azure", "微软 Azure"),
+                 "gcp": ("Google Cloud", "谷歌云 Google Cloud")},
     "region": {"": ("none chosen: the provider's cheapest", "不指定：该供应商最便宜的地域")},
     "data_region": {"": ("the cluster's region", "与集群同一地域")},
     "plan_kind": {"pretrain": ("pre-train from scratch", "从头预训练"),

@@ -182,8 +182,9 @@ WHY_NOT = {
                             "检查点间隔已是 Young/Daly 最优值（检查点间隔留空）"),
     "wn_no_region": ("no region is chosen: the plan already pays its provider's cheapest region",
                      "未选择地域：方案已按该供应商最便宜的地域计价"),
-    "wn_cheapest_region": ("{region} is already {provider}'s cheapest region for {gpu} on record",
-                           "{region} 已是 {provider} 有记录的 {gpu} 最便宜地域"),
+    "wn_cheapest_region": ("{region} is already {provider}'s cheapest region for {gpu} on record in its country "
+                           "(the lever does not move data across a border)",
+                           "{region} 已是 {provider} 在同一国家内有记录的 {gpu} 最便宜地域（此措施不会把数据移出境外）"),
     "wn_price_typed": ("a price per GPU-hour is typed: the catalogue's prices of other modes do not compare with it",
                        "已填写每 GPU 小时价格：目录中其他计费方式的价格无法与之比较"),
     "wn_no_experiments": ("no trial-and-error or ablation runs are planned", "没有计划试错或消融实验"),

@@ -1,5 +1,8 @@
 """Storage and transfer prices by provider and region (``data/region_prices.csv``), in the currency billed.
 
+``data/regions.csv`` names every region on record (in English and Chinese) and its country, for readers and for
+the cheapest-region lever, which stays within the country the data is in.
+
 Items: ``hot_storage`` (a parallel file system, per GB-month), ``object_storage`` and ``archive_storage`` (per
 GB-month), ``egress`` (to the internet, per GB) and ``cross_region`` (from the row's region to ``to_region``, or to
 any other region for ``*``, per GB: a cloud bills transfer where the bytes leave).
@@ -91,3 +94,45 @@ def lookup(provider: str, region: str, item: str, to_region: str = "") -> Quote:
     why = (f"no {item.replace('_', ' ')} price on record for {asked}: the reference row, " if asked
            else "no provider or region chosen: the reference row, ")
     return _row_quote(hit, why)
+
+
+@cached
+def regions_table() -> pd.DataFrame:
+    """``data/regions.csv``: provider, region id, its name in English and Chinese, its country (ISO 3166 alpha-2)
+    and the page that names it; every region of ``data/prices.csv`` and ``data/region_prices.csv`` has a row."""
+    from .prices import prices
+    path = data_dir() / "regions.csv"
+    table = read_table("regions.csv", required=("provider", "region", "name", "name_zh", "country", "source"),
+                       key=("provider", "region"), normalised=("provider", "region"))
+    for row_number, row in enumerate(table.itertuples(index=False), start=2):
+        if not _REGION.fullmatch(row.region):
+            raise DataFileError(path, f"{row.region[:40]!r} is not a region id (lower-case letters, digits and dashes, "
+                                "at most 40)", row_number, "region")
+        if not re.fullmatch(r"[A-Z]{2}", row.country):
+            raise DataFileError(path, f"{row.country[:10]!r} is not a country code (two capital letters, ISO 3166)",
+                                row_number, "country")
+    named = set(zip(table["provider"], table["region"]))
+    for name, rows in (("prices.csv", prices()), ("region_prices.csv", region_prices())):
+        for provider, region in sorted(set(zip(rows["provider"], rows["region"]))):
+            if region and (provider, region) not in named:
+                raise DataFileError(path, f"no row for {provider} {region}, a region of data/{name}: add its name "
+                                    "and country", column="region")
+    return table
+
+
+def region_label(region: str, lang: str = "en", provider: str | None = None) -> str:
+    """A region as a reader knows it: ``华北2（北京） cn-beijing`` / ``China (Beijing), cn-beijing``; the id alone when
+    ``data/regions.csv`` does not name it (or names it for several providers and none is given)."""
+    table = regions_table()
+    rows = table[(table["region"] == region) & ((table["provider"] == provider) if provider else True)]
+    if len(rows) != 1:
+        return region
+    name = rows.iloc[0]["name_zh" if lang == "zh" else "name"]
+    return f"{name} {region}" if lang == "zh" else f"{name}, {region}"
+
+
+def country(provider: str, region: str) -> str:
+    """The country a provider's region is in (ISO 3166 alpha-2), empty where not on record."""
+    table = regions_table()
+    rows = table[(table["provider"] == provider) & (table["region"] == region)]
+    return str(rows.iloc[0]["country"]) if len(rows) else ""

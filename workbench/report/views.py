@@ -13,7 +13,9 @@ import pandas as pd
 
 from ..formulas import budget, scaling
 from ..plan.estimate import CATEGORIES, STAGES, Estimate, estimate, stage_groups, totals
+from ..reference import prices
 from ..reference.i18n import choice_label, item_label, t, unit_label
+from ..reference.region_prices import region_label
 from ..reference.messages import Message, Refusal
 from ..reference.numbers import compact, money, plain
 from .csv_export import headed, significant, to_cents, to_csv
@@ -320,7 +322,6 @@ def gpu_offers(est: Estimate, currency: str = "USD", lang: str = "en", limit: in
     """Where the plan's GPU can be had in its pricing mode, cheapest first (``data/prices.csv``): provider,
     region, the price as billed (its own currency) and in the display ``currency`` at the plan's rate, date,
     confidence and source; the plan's own provider's offers first when it names one, at most ``limit`` rows."""
-    from ..reference import prices
     s = est.scenario
     mode = s.pricing if s.pricing != "self_hosted" else "on_demand"
     table = prices.offers(s.gpu, mode, s.cny_per_usd)
@@ -332,7 +333,8 @@ def gpu_offers(est: Estimate, currency: str = "USD", lang: str = "en", limit: in
                            s.cny_per_usd) if len(table) else []
     return pd.DataFrame({
         t("provider_col", lang): [choice_label("provider", p, lang) for p in table["provider"]],
-        t("region_col", lang): table["region"].replace("", "—").to_numpy(),
+        t("region_col", lang): [region_label(r, lang, p) if r else "—" for r, p in zip(table["region"],
+                                                                                    table["provider"])],
         t("billed_col", lang): [hourly(p, c, lang) for p, c in zip(table["price_per_gpu_hour"], table["currency"])],
         t("shown_col", lang).format(currency={"CNY": "元", "USD": "美元"}.get(currency, currency) if zh else currency):
             [hourly(v, currency, lang) for v in shown],
@@ -344,7 +346,6 @@ def gpu_offers(est: Estimate, currency: str = "USD", lang: str = "en", limit: in
 def price_line(est: Estimate, currency: str = "USD", lang: str = "en") -> tuple[str, str]:
     """The plan's GPU price as billed (in the display currency too when that is another), with whose it is, its
     date and confidence; and its full source."""
-    from ..reference import prices
     s, d = est.scenario, est.details
     zh = lang == "zh"
     billed = d["price_currency"]
@@ -361,7 +362,8 @@ def price_line(est: Estimate, currency: str = "USD", lang: str = "en") -> tuple[
         whose = t("price_owned", lang)
     else:
         quote = prices.lookup(s.gpu, s.pricing, s.provider, s.region or "")
-        whose = choice_label("provider", s.provider, lang) + (f" {quote.region}" if quote.region else "")
+        whose = choice_label("provider", s.provider, lang) + (
+            f" {region_label(quote.region, lang, s.provider)}" if quote.region else "")
         if quote.as_of:
             date = ("无日期" if zh else "undated") if quote.as_of == "undated" else quote.as_of
             whose += f" · {date} · {CONFIDENCE_LABELS.get(quote.confidence, (quote.confidence,) * 2)[1 if zh else 0]}"
