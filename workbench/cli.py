@@ -709,7 +709,15 @@ def _cmd_gpus(args) -> None:
     table["kernel_efficiency"] = np.round(mfu.kernel_efficiency(table["id"].to_numpy()), 3)
     table["kernel_basis"] = [b.split(":")[0] for b in mfu.basis(table["id"].to_numpy())]
     # the price a plan gets without a provider (provider=median): each card's offers against the same providers'
-    table["typical_on_demand_usd"] = table["id"].map(prices.typical_on_demand())
+    quotes = {}
+    for gpu in table["id"]:
+        try:
+            quotes[gpu] = prices.lookup(gpu)
+        except prices.PriceNotFoundError:
+            pass
+    # in the currency its offers are billed in (a card sold only by Chinese clouds: CNY)
+    table["typical_on_demand"] = table["id"].map({g: q.price for g, q in quotes.items()})
+    table["currency"] = table["id"].map({g: q.currency for g, q in quotes.items()})
     table["offers"] = table["id"].map(prices.prices().query("mode == 'on_demand'").groupby("sku").size()).fillna(0)
     if args.json:
         print(table.to_json(orient="records", indent=2))
