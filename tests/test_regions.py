@@ -12,6 +12,7 @@ import pytest
 from workbench import Scenario, estimate
 from workbench.plan.scenario import ScenarioError
 from workbench.programmes.levers import levers
+from workbench.formulas import ownership
 from workbench.reference import data, prices, region_prices
 
 WORKBENCH = shutil.which("workbench") or ""
@@ -42,7 +43,7 @@ def test_a_plan_on_a_chinese_cloud_is_priced_in_cny_from_its_row_and_stays_in_cn
         compute = line(est, "accelerator time")
         assert est.details["price_currency"] == "CNY" and est.details["price_region"] == "cn-beijing"
         assert compute["cost_usd"] * rate == pytest.approx(compute["quantity"] * row["price_per_gpu_hour"], rel=1e-12)
-        assert f"36.47 CNY/GPU-h at {rate:g} CNY/USD" in compute["source"]
+        assert f"billed 36.47 CNY/GPU-h (added to USD amounts at the plan's {rate:g} CNY/USD)" in compute["source"]
     out = est.to_dict()
     assert out["currency"] == "CNY" and out["total_cost"] == out["total_cost_cny"] == pytest.approx(
         est.total_cost_usd * 7.3)
@@ -56,7 +57,7 @@ def test_the_cli_prices_a_plan_on_aliyun_in_cny():
     out = json.loads(result.stdout)
     assert out["currency"] == "CNY" and out["details"]["price_region"] == "cn-wulanchabu"  # its cheapest region
     compute = next(l for l in out["lines"] if l["item"] == "accelerator time" and l["stage"] == "pretrain")
-    assert "34.65 CNY/GPU-h" in compute["source"] and "undated" in compute["source"]
+    assert "billed 34.65 CNY/GPU-h" in compute["source"] and "undated" in compute["source"]
     text = run("estimate", "--provider", "aliyun", "--gpu", "H20", "--params", "7B", "--tokens", "200B").stdout
     assert text.splitlines()[1].split()[:2] == ["Total", "cost"] and " CNY = " in text.splitlines()[1]
 
@@ -136,10 +137,17 @@ def test_a_pair_of_regions_takes_its_own_row_before_any_other_region(tmp_path, m
 
 @pytest.mark.parametrize("changes, field, words", [
     (dict(region="mars-central-1"), "region", "is not a region on record"),
-    (dict(provider="aws", region="cn-beijing"), "region", "its regions on record: ap-northeast-1"),
+    (dict(provider="aws", region="ap-northeast-1", pricing="reserved_1y"), "region", "its regions on record: us-east-1"),
     (dict(region="us-east-1"), "region", "needs a provider"),
     (dict(data_region="us-east-1"), "data_region", "needs a provider"),
     (dict(provider="aliyun", gpu="H100"), "provider", "no on_demand price from 'aliyun'"),
+    # a region, or the data's, is one of the plan's provider, whatever the price: another cloud's is another bill
+    (dict(provider="aws", region="us-east-1", data_region="eastus"), "data_region", "is not a region of aws on record"),
+    (dict(provider="aws", region="cn-beijing", pricing="self_hosted"), "region", "is not a region of aws"),
+    (dict(region="eastus", price_per_gpu_hour=2.0), "region", "needs a provider"),
+    (dict(provider="lambda", region="us-east-1"), "region", "is not a region of lambda"),
+    # one cluster, one region: experiments on spot where the cluster is billed (H20 spot only in cn-beijing)
+    (dict(provider="aliyun", gpu="H20", experiment_pricing="spot"), "experiment_pricing", "in cn-wulanchabu"),
 ])
 def test_a_region_the_plan_cannot_have_is_refused_naming_the_field_in_both_languages(changes, field, words):
     with pytest.raises(ScenarioError) as caught:
@@ -208,6 +216,17 @@ def corrupt(tmp_path, name, edit):
     ("prices.csv", lambda r: r[1].__setitem__(6, "2000"), r"row 2, column 'price_per_gpu_hour': 2000 USD is out of range"),
     ("prices.csv", lambda r: r[1].__setitem__(10, "probably"), r"row 2, column 'confidence': 'probably' is not one of"),
     ("regions.csv", lambda r: r.pop(1), r"regions.csv, column 'region': no row for aws us-east-1, a region of data/prices"),
+    ("region_prices.csv", lambda r: r.append(["median", "", "object_storage", "", "0.5", "USD", "GB-month", "2026",
+                                              "listed", "transcribed", "x", ""]), r"'median' is a reserved name"),
+    ("region_prices.csv", lambda r: r[2].__setitem__(4, "5000"), r"row 3, column 'price': 5000 USD is out of range \(allowed: 0 to 10 USD"),
+    ("region_prices.csv", lambda r: r[2].__setitem__(5, "CNY"), r"row 3, column 'currency': the reference rows are in USD"),
+    ("region_prices.csv", lambda r: r.append(["aws", "us-east-1", "cross_region", "mars-9", "0.02", "USD", "GB", "2026",
+                                              "listed", "transcribed", "x", ""]), r"no row for aws mars-9"),
+    ("prices.csv", lambda r: r.append(["H20-96GB", "aliyun", "", "", "", "on_demand", "1.0", "CNY", "2026-01-01", "listed",
+                                       "transcribed", "test", ""]), r"aliyun lists H20-96GB on_demand both with and without a region"),
+    ("prices.csv", lambda r: r[1].__setitem__(4, "1.5"), r"row 2, column 'gpus_per_instance': 1.5 is not a whole number"),
+    ("hardware_prices.csv", lambda r: r[1].__setitem__(1, "9000000"), r"row 2, column 'price_per_gpu': 9e\+06 USD is out of range"),
+    ("hardware_prices.csv", lambda r: r[-1].__setitem__(1, "20"), r"column 'price_per_gpu': 20 CNY is out of range"),
     ("regions.csv", lambda r: r[1].__setitem__(4, "usa"), r"regions.csv, row 2, column 'country': 'usa' is not a country"),
 ])
 def test_a_bad_price_row_is_refused_naming_its_file_row_and_column(tmp_path, monkeypatch, name, edit, message):
@@ -215,8 +234,8 @@ def test_a_bad_price_row_is_refused_naming_its_file_row_and_column(tmp_path, mon
     data.reload()
     try:
         with pytest.raises(data.DataFileError, match=message):
-            {"region_prices.csv": region_prices.region_prices, "regions.csv": region_prices.regions_table,
-             "prices.csv": prices.prices}[name]()
+            {"region_prices.csv": region_prices.regions_table, "regions.csv": region_prices.regions_table,
+             "prices.csv": region_prices.regions_table, "hardware_prices.csv": ownership.hardware_prices}[name]()
     finally:
         monkeypatch.undo()
         data.reload()
@@ -261,8 +280,32 @@ def test_the_planner_shows_the_gpu_price_as_billed_with_its_date_and_the_offers(
     from workbench.app.ui import Planner
     planner = Planner({"gpu": "H20", "provider": "aliyun", "region": "cn-beijing"}, "zh", "CNY")
     page = planner.headline.value
-    assert "GPU 价格" in page and "¥36.47/GPU 小时" in page and "cn-beijing" in page and "日期不明的副本" in page
+    assert "GPU 价格" in page and "¥36.47/GPU 小时" in page and "华北2（北京） cn-beijing" in page and "日期不详" in page
     assert "wb-offers" in page and "cn-wulanchabu" in page and "¥34.65" in page
     english = Planner({"provider": "aws", "region": "ap-northeast-1"}, "en", "CNY").headline.value
     assert ("8.60 USD/GPU-h (about 61.06 CNY at 7.1 CNY/USD) · AWS Asia Pacific (Tokyo), ap-northeast-1 · 2026-10-10"
             in english)
+
+
+def test_a_programme_message_about_a_region_is_chinese_in_chinese():
+    from workbench.programmes import programme_presets
+    from workbench.programmes.programme import Programme, ProgrammeError
+    plan = programme_presets.preset("assistant-7b").to_dict()
+    plan["fleets"] = [{"name": "f", "gpu": "H100", "count": 8, "provider": "aws", "region": "mars"}]
+    with pytest.raises(ProgrammeError) as caught:
+        Programme.from_dict(plan)
+    zh = programme_presets.message(caught.value, "zh")
+    assert "a region id" not in zh and "or empty" not in zh and "留空" in zh
+
+
+def test_the_region_menu_offers_the_providers_regions_and_a_new_provider_clears_it():
+    from workbench.app.ui import Planner
+    planner = Planner({}, "en", "USD")
+    planner.controls["provider"].menu.value = "aws"
+    regions = [value for _, value in planner.controls["region"].menu.options]
+    assert regions[0] == "" and set(regions[1:]) == set(region_prices.provider_regions("aws"))
+    planner.controls["region"].menu.value = "ap-northeast-1"
+    assert planner.scenario.region == "ap-northeast-1" and planner.est.details["price_per_gpu_hour"] == 8.6
+    planner.controls["provider"].menu.value = "azure"  # Tokyo is not one of Azure's ids: none chosen again
+    assert planner.scenario.provider == "azure" and planner.scenario.region is None
+    assert "eastus" in [value for _, value in planner.controls["region"].menu.options]

@@ -266,7 +266,7 @@ def test_a_comparison_says_what_a_and_b_are_and_what_changed():
     p.controls["pricing"].menu.value = "spot"
     assert "Changed: Parameters 7B → 13B; Pricing mode on-demand → spot (interruptible)" in p.compare_table.value
     p.language.value = "zh"
-    assert "改动：参数量 7B → 13B；计费方式 按量付费 → 抢占式（竞价，可能被回收）" in p.compare_table.value
+    assert "改动：参数量 70 亿 → 130 亿；计费方式 按量付费 → 抢占式（竞价，可能被回收）" in p.compare_table.value
 
 
 def test_ab_differences_show_enough_digits_to_differ_and_an_empty_name_as_none():

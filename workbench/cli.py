@@ -456,8 +456,10 @@ def _print_estimate(est) -> None:
     first, second = (cny, usd) if d.get("price_currency") == "CNY" else (usd, cny)  # the currency the GPUs bill in
     rows = [("Total cost", f"{first} = {second} (at {d['cny_per_usd']:g} CNY/USD)")]
     if s.region or s.provider != "median":
-        rows.append(("Priced at", f"{s.provider}" + (f", region {s.region}" if s.region else ", no region chosen")
-                     + (f"; data in {s.data_region}" if s.data_region else "")))
+        charged = d.get("price_region") or ""
+        where = (f", region {s.region}" if s.region else
+                 f", region {charged} (its cheapest for the GPU; no region chosen)" if charged else ", no region")
+        rows.append(("Priced at", f"{s.provider}{where}" + (f"; data in {s.data_region}" if s.data_region else "")))
     if s.plan_kind == "pretrain":
         rows += [("Pre-training compute", f"{power_of_ten(est.training_flops, 4)} FLOP"),
                  ("Pre-training GPU-hours", f"{est.gpu_hours:,.0f} GPU-h at MFU {est.mfu:.3f}"),

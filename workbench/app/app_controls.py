@@ -184,7 +184,11 @@ class FieldControl:
         self._syncing = True
         try:
             if self.menu is not None:
-                self.menu.value = self._menu_value(value)
+                shown = self._menu_value(value)
+                if self.field.type == "region" and shown not in [c for _, c in self.menu.options]:
+                    # a link's region before the menu holds its provider's: offered, then the render narrows it
+                    self.menu.options = self._labelled([*(c for _, c in self.menu.options), shown], self.lang)
+                self.menu.value = shown
             if self.text is not None:
                 self.text.value = self._shown(value)
             if self.slider is not None and value is not None:
@@ -225,6 +229,21 @@ class FieldControl:
         self.rejected, self.error = False, None
         self.set_error("")
         self.on_change(self.field.name, value)
+
+    def set_choices(self, choices):
+        """A menu's choices, as ids (a region menu: the regions of the plan's provider); the value shown stays one."""
+        if self.menu is None:
+            return
+        current = self.menu.value
+        choices = list(choices) + ([current] if current not in choices else [])
+        if [c for _, c in self.menu.options] == choices:
+            return
+        self._syncing = True
+        try:
+            self.menu.options = self._labelled(choices, self.lang)
+            self.menu.value = current
+        finally:
+            self._syncing = False
 
     def _menu_value(self, value):
         """The menu's value for a field value: a region left empty is the menu's "" (none chosen)."""

@@ -12,6 +12,7 @@ import pandas as pd
 
 from ..plan import boundaries
 from ..reference import catalog
+from ..reference.region_prices import provider_regions
 from ..report import charts, views
 from ..formulas import mfu
 from ..plan.scenario import fields
@@ -77,6 +78,9 @@ class PlannerRendering:
         for name, value in resolved.items():
             if name in self.controls and self.values[name] is None:
                 self.controls[name].show_resolved(float(value) if value is not None else None)
+        for name in ("region", "data_region"):  # the regions of the plan's provider (none for the typical price)
+            if name in self.controls:
+                self.controls[name].set_choices(["", *provider_regions(self.scenario.provider)])
 
     def _chart_parts(self, compare_table=None) -> dict:
         """{chart: (builder, {parameter: frame}, {keyword: value})}, in the order they are stacked

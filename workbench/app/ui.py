@@ -28,6 +28,7 @@ from .downloads import Downloads
 from .levers_app import LeverPanel
 from .livechart import LiveChart
 from ..plan.presets import presets
+from ..reference.region_prices import provider_regions
 from ..plan.scenario import Scenario, ScenarioError, fields
 from ..plan.sensitivity import sensitivity
 from ..plan.uncertainty import monte_carlo
@@ -41,6 +42,7 @@ log = logging.getLogger(__name__)
 
 #: Controls shown first, in this order; every other field sits in the "Advanced" section by group.
 MAIN_FIELDS = ("name", "plan_kind", "params", "active_params", "tokens", "seq_len", "gpu", "mfu", "n_gpus", "target_days", "pricing",
+               "provider", "region",
                "price_per_gpu_hour", "sft_examples", "sft_usd_per_example", "preference_pairs",
                "preference_usd_per_pair", "redundancy_factor", "budget_usd")
 #: Monte Carlo draws per recompute: enough for a stable P10-P90 band on screen, cheap enough (~8 ms).
@@ -275,6 +277,12 @@ class Planner(PlannerRendering):
 
     def _field_changed(self, name, value):
         self.values[name] = value
+        if name == "provider":  # another provider's regions are not this one's: back to none chosen
+            for other in ("region", "data_region"):
+                if self.values.get(other) is not None and self.values[other] not in provider_regions(value):
+                    self.values[other] = None
+                    if other in self.controls:
+                        self.controls[other].set_value(None)
         if name == "cny_per_usd" and self.currency == "CNY":  # amounts shown in yuan follow the new rate
             for control in self.controls.values():
                 if control.money:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..reference.data import cached, read_table
+from ..reference.data import DataFileError, cached, data_dir, read_table
 
 HOURS_PER_YEAR = 8766.0  # 365.25 x 24
 
@@ -23,6 +23,13 @@ def hardware_prices() -> dict[str, tuple[float, str]]:
     table = read_table("hardware_prices.csv", numeric=("price_per_gpu",),
                        required=("sku", "price_per_gpu", "currency", "as_of", "source"), key="sku",
                        bounds={"price_per_gpu": (0, 1e8)}, choices={"sku": set(gpu_ids()), "currency": set(CURRENCIES)})
+    # an accelerator costs from a few hundred to a few hundred thousand dollars: outside, a typo or another unit
+    bounds = {"USD": (100.0, 1e6), "CNY": (700.0, 7e6)}
+    for row_number, (price, currency) in enumerate(zip(table["price_per_gpu"], table["currency"]), start=2):
+        low, high = bounds[currency]
+        if not low <= price <= high:
+            raise DataFileError(data_dir() / "hardware_prices.csv", f"{price:g} {currency} is out of range (allowed: "
+                                f"{low:,.0f} to {high:,.0f} {currency} per accelerator)", row_number, "price_per_gpu")
     return {sku: (price, currency) for sku, price, currency in zip(table["sku"], table["price_per_gpu"],
                                                                    table["currency"])}
 

@@ -152,7 +152,8 @@ def _fill_from_regions(usd, source, todo, provider, origin, item, to, rate) -> N
         quote = region_prices.lookup(key[0], key[1], item, key[2])
         usd[where] = prices.convert(quote.price, quote.currency, "USD", rate[where])
         source[where] = (quote.source if quote.currency == "USD" else
-                         [f"{quote.price:g} {quote.currency} at {r:g} CNY/USD: {quote.source}" for r in rate[where]])
+                         [f"billed {quote.price:g} {quote.currency} (added to USD amounts at the plan's {r:g} CNY/USD): "
+                          f"{quote.source}" for r in rate[where]])
 
 
 def storage_and_transfer_prices(x, f) -> dict:
@@ -214,8 +215,9 @@ def gpu_price(x, f) -> dict:
         usd, source = main_price, main_source
         if other.any():  # copies only then: a 100,000-draw Monte Carlo would copy five times for nothing
             usd, source = np.array(main_price, dtype=float), np.array(main_source, dtype=object)
+            # one cluster, one region: bought another way where the cluster is billed
             usd[other], rented_source, _, _ = prices.price_per_gpu_hour(x["gpu"][other], mode[other], x["provider"][other],
-                                                                     region[other], x["cny_per_usd"][other])
+                                                                     charged_in[other], x["cny_per_usd"][other])
             source[other] = [f"{stage.replace('_', ' ')} on {m}: {s}" for m, s in zip(mode[other], rented_source)]
         stage_price[stage], stage_source[stage] = usd, source
         rented = (mode == "on_demand") | (mode == "spot")

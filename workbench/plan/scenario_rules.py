@@ -9,8 +9,9 @@ import re
 
 import numpy as np
 
-from ..reference import catalog, prices
+from ..reference import catalog, prices, region_prices
 from ..formulas import compute, ownership
+from ..reference.i18n import choice_label
 from .scenario_fields import ScenarioError, fields
 
 
@@ -122,6 +123,7 @@ def _check_combination(v: dict):
         for g in serving_gpus:
             if math.isnan(catalog.spec(g, "mem_bandwidth_tbs")):
                 raise no_bandwidth_error(g)
+    _check_regions(v)
     gpu, mode, provider, region = np.broadcast_arrays(gpu, np.asarray(v["pricing"], dtype=object),
                                                       np.asarray(v["provider"], dtype=object),
                                                       np.asarray(_region(v["region"]), dtype=object))
@@ -151,8 +153,8 @@ def _check_combination(v: dict):
                 offered = prices.providers_for(key[0], key[1])
                 raise ScenarioError("provider", key[2], str(error),
                                     ", ".join(offered) if offered else "price_per_gpu_hour (no provider on record)",
-                                    "、".join(offered) if offered else "填写每 GPU 小时价格（没有供应商记录）") from None
-    _check_data_region(v)
+                                    "、".join(choice_label("provider", p, "zh") for p in offered) if offered
+                                    else "填写每 GPU 小时价格（没有供应商记录）") from None
 
     _check_stage_pricing(v, gpu)
 
@@ -174,8 +176,11 @@ def _check_stage_pricing(v: dict, gpu):
                                 "is not same while pricing is self_hosted (owned GPUs run every stage)",
                                 "same, or a cloud pricing mode for the cluster",
                                 "same；或将集群计费方式设为云上模式")
+        typed = v["price_per_gpu_hour"] is not None
         for key in {tuple(k) for k in zip(sku[other].ravel(), stage_mode[other].ravel(), provider[other].ravel(),
-                                          region[other].ravel())}:
+                                          region[other].ravel(), main_mode[other].ravel())}:
+            # one cluster, one region: a stage bought another way is bought where the cluster is
+            key = (*key[:3], charged_region(key[0], key[4], key[2], key[3], typed))
             if not _priced(*key):
                 offered = [m for m in fields()[name].choices if m != "same" and _priced(key[0], m, key[2], key[3])]
                 at = f" in {key[3]}" if key[3] else ""
@@ -191,15 +196,29 @@ def _region(value):
     return np.where(array == None, "", array) if array.ndim else value  # noqa: E711 (element-wise)
 
 
-def _check_data_region(v: dict):
-    """The data's region belongs to the cluster's provider: a named one."""
-    data_region, provider = np.broadcast_arrays(np.asarray(_region(v["data_region"]), dtype=object),
-                                                np.asarray(v["provider"], dtype=object))
-    given = data_region != ""
-    if (given & (provider == prices.MEDIAN)).any():
-        raise ScenarioError("data_region", _first_value(data_region, given & (provider == prices.MEDIAN)),
-                            "needs a provider: transfer between regions is priced by the provider's pair of regions",
-                            "empty, or choose a provider", "留空；或选择供应商")
+def _check_regions(v: dict):
+    """A region, and the data's region, are regions of the plan's provider (data/regions.csv): a named provider."""
+    provider = np.asarray(v["provider"], dtype=object)
+    for name in ("region", "data_region"):
+        value, who = np.broadcast_arrays(np.asarray(_region(v[name]), dtype=object), provider)
+        given = value != ""
+        for region, owner in {(r, p) for r, p in zip(value[given].ravel(), who[given].ravel())}:
+            if owner == prices.MEDIAN:
+                problem = ("needs a provider: the typical price is no region's" if name == "region" else
+                           "needs a provider: transfer between regions is priced by the provider's pair of regions")
+                raise ScenarioError(name, region, problem, "empty, or choose a provider", "留空；或选择供应商")
+            theirs = region_prices.provider_regions(owner)
+            if region not in theirs:
+                raise ScenarioError(name, region, f"is not a region of {owner} on record (data/regions.csv)",
+                                    ", ".join(["empty", *theirs]), "、".join(["留空", *theirs]))
+
+
+def charged_region(sku, mode, provider, region, typed: bool) -> str:
+    """The region a plan's GPUs are billed in: the one named, else the provider's cheapest for the GPU on its
+    pricing mode (empty for a typed or owned price, and for the typical price)."""
+    if region or typed or mode == "self_hosted" or provider == prices.MEDIAN:
+        return region
+    return prices.lookup(sku, mode, provider).region
 
 
 def _priced(sku, mode, provider, region="") -> bool:

@@ -168,7 +168,8 @@ def fleet_price(programme, fleet: Fleet, runs, figures, members) -> float:
     except ScenarioError as error:
         # the fleet has no such field: the base's, bought the fleet's way, is what to change
         raise ProgrammeError(f"fleet {fleet.name!r}", error.field if error.field in where else f"base.{error.field}",
-                             error.value, error.problem, error.allowed) from None
+                             error.value, error.problem, error.allowed,
+                             error.allowed_zh) from None
 
 
 def capacity_gpu_hours(fleet: Fleet, term: int, months: np.ndarray) -> np.ndarray:

@@ -69,7 +69,8 @@ def price_scenarios(scenarios: list[Scenario], owners: list[str]) -> tuple[pd.Da
                 try:
                     estimate(scenarios[i])
                 except ScenarioError as error:
-                    raise ProgrammeError(owners[i], error.field, error.value, error.problem, error.allowed) from None
+                    raise ProgrammeError(owners[i], error.field, error.value, error.problem, error.allowed,
+                                         error.allowed_zh) from None
             raise
         lines = est.lines
         lines = lines.assign(scenario=np.asarray(indices)[lines["scenario"].to_numpy()])
@@ -283,7 +284,8 @@ def serving_block(programme, workstreams, runs, ends, horizon, owners):
                 try:
                     estimate(runs[i].replace(serving_months=1.0, requests_per_day=max(requests_of[i])))
                 except ScenarioError as error:
-                    raise ProgrammeError(owners[i], error.field, error.value, error.problem, error.allowed) from None
+                    raise ProgrammeError(owners[i], error.field, error.value, error.problem, error.allowed,
+                                         error.allowed_zh) from None
             raise
         lines = lines[(lines["stage"] == "inference") & ~lines["item"].str.startswith("idle committed capacity")]
         frames.append(lines.assign(scenario=index[lines["scenario"].to_numpy()]))

@@ -125,7 +125,8 @@ def _scenario(where, base: Scenario, changes, label: str = "changes") -> Scenari
     try:
         return base.replace(**changes)
     except ScenarioError as error:
-        raise ProgrammeError(where, f"{label}.{error.field}", error.value, error.problem, error.allowed) from None
+        raise ProgrammeError(where, f"{label}.{error.field}", error.value, error.problem, error.allowed,
+                             error.allowed_zh) from None
 
 
 @dataclass(frozen=True)
@@ -626,7 +627,8 @@ def _checked_fleet(f: Fleet, horizon: int) -> Fleet:
         try:
             where_bought[key] = check_field(key, value)
         except ScenarioError as error:
-            raise ProgrammeError(where, key, value, error.problem, error.allowed) from None
+            raise ProgrammeError(where, key, value, error.problem, error.allowed,
+                                 error.allowed_zh) from None
     return Fleet(name=name, gpu=gpu, count=count, pricing=f.pricing, start_month=start, term_months=term,
                  tags=_tags(where, f.tags), **where_bought)
 

@@ -77,10 +77,18 @@ def prices() -> pd.DataFrame:
             raise DataFileError(path, f"{price:g} {currency} is out of range: no cloud lists a GPU-hour above "
                                 f"{CURRENCIES[currency]:,.0f} {currency} (a node's price?)", row_number,
                                 "price_per_gpu_hour")
+    for row_number, count in enumerate(table["gpus_per_instance"], start=2):
+        if np.isfinite(count) and count != int(count):
+            raise DataFileError(path, f"{count:g} is not a whole number of GPUs", row_number, "gpus_per_instance")
     for (provider, sku), rows in table.groupby(["provider", "sku"]):
         if rows["currency"].nunique() > 1:
             raise DataFileError(path, f"{provider} bills {sku} in {' and '.join(sorted(rows['currency'].unique()))}: "
                                 "one provider bills one currency", column="currency")
+    for (provider, sku, mode), rows in table.fillna({"region": ""}).groupby(["provider", "sku", "mode"]):
+        if len(rows) > 1 and (rows["region"] == "").any():
+            # a plan naming no region would pay the row without one, a plan naming one its own: two prices at once
+            raise DataFileError(path, f"{provider} lists {sku} {mode} both with and without a region: give every "
+                                "row its region, or keep one row without", int(rows.index[0]) + 2, "region")
     return table.fillna({"region": ""})
 
 
@@ -297,8 +305,8 @@ def price_per_gpu_hour(sku, mode="on_demand", provider=MEDIAN, region="", cny_pe
             usd[where], source[where] = quote.price, quote.source
         else:  # billed in CNY: added to the plan's USD amounts at the plan's rate, and said so
             usd[where] = quote.price / rate[where]
-            source[where] = [f"{quote.price:,.4g} {quote.currency}/GPU-h at {r:g} {quote.currency}/USD: {quote.source}"
-                             for r in rate[where]]
+            source[where] = [f"billed {quote.price:,.4g} {quote.currency}/GPU-h (added to USD amounts at the plan's {r:g} "
+                             f"{quote.currency}/USD): {quote.source}" for r in rate[where]]
     return usd, source, currency, charged_in
 
 

@@ -33,9 +33,9 @@ def region_prices() -> pd.DataFrame:
     path = data_dir() / "region_prices.csv"
     table = read_table("region_prices.csv", numeric=("price",),
                        required=("provider", "item", "price", "currency", "unit", "as_of", "confidence", "source"),
-                       key=("provider", "region", "item", "to_region"), bounds={"price": (-1, 1000)},
+                       key=("provider", "region", "item", "to_region"),
                        choices={"item": set(ITEMS), "currency": set(CURRENCIES), "confidence": set(CONFIDENCE)},
-                       normalised=("provider", "region", "to_region"))
+                       normalised=("provider", "region", "to_region"), reserved={"provider": ("median",)})
     for row_number, row in enumerate(table.itertuples(index=False), start=2):
         for column in ("region", "to_region"):
             value = getattr(row, column)
@@ -43,8 +43,14 @@ def region_prices() -> pd.DataFrame:
                 raise DataFileError(path, f"{value[:40]!r} is not a region id (lower-case letters, digits and dashes, "
                                     "at most 40; or empty" + (", or * for any other region" if column == "to_region"
                                                                else "") + ")", row_number, column)
-        if row.price < 0:
-            raise DataFileError(path, f"{row.price:g} is out of range: a price is 0 or more", row_number, "price")
+        # no cloud charges more than a few USD (tens of CNY) a GB: a higher figure is a typo or another unit
+        highest = 10.0 * (100.0 if row.currency == "CNY" else 1.0)
+        if not 0 <= row.price <= highest:
+            raise DataFileError(path, f"{row.price:g} {row.currency} is out of range (allowed: 0 to {highest:g} "
+                                f"{row.currency} per {ITEMS.get(row.item, 'GB')})", row_number, "price")
+        if (row.provider, row.region) == REFERENCE and row.currency != "USD":
+            raise DataFileError(path, "the reference rows are in USD (the fields' help gives them in USD)",
+                                row_number, "currency")
         if row.unit != ITEMS[row.item]:
             raise DataFileError(path, f"{row.unit!r}: {row.item} is priced per {ITEMS[row.item]}", row_number, "unit")
         if (row.item == "cross_region") != bool(row.to_region):
@@ -112,7 +118,10 @@ def regions_table() -> pd.DataFrame:
             raise DataFileError(path, f"{row.country[:10]!r} is not a country code (two capital letters, ISO 3166)",
                                 row_number, "country")
     named = set(zip(table["provider"], table["region"]))
-    for name, rows in (("prices.csv", prices()), ("region_prices.csv", region_prices())):
+    transfers = region_prices()
+    to = transfers[~transfers["to_region"].isin(("", "*"))]
+    for name, rows in (("prices.csv", prices()), ("region_prices.csv", transfers),
+                       ("region_prices.csv", pd.DataFrame({"provider": to["provider"], "region": to["to_region"]}))):
         for provider, region in sorted(set(zip(rows["provider"], rows["region"]))):
             if region and (provider, region) not in named:
                 raise DataFileError(path, f"no row for {provider} {region}, a region of data/{name}: add its name "
@@ -136,3 +145,9 @@ def country(provider: str, region: str) -> str:
     table = regions_table()
     rows = table[(table["provider"] == provider) & (table["region"] == region)]
     return str(rows.iloc[0]["country"]) if len(rows) else ""
+
+
+def provider_regions(provider: str) -> list[str]:
+    """The regions of ``provider`` named in ``data/regions.csv``."""
+    table = regions_table()
+    return sorted(table.loc[table["provider"] == provider, "region"])

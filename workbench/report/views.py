@@ -184,7 +184,10 @@ def _shown(name, value, lang, digits=4) -> str:
         # an empty name is no name; an empty number is the value worked out from the rest
         return "—" if fields()[name].type == "text" else t("auto", lang)
     if isinstance(value, float):
-        return format_quantity(value, digits=digits)
+        # a Chinese reader reads 99.27 万, not 992.7k
+        return plain(value, lang, digits) if lang == "zh" else format_quantity(value, digits=digits)
+    if name in fields() and fields()[name].type == "region":
+        return region_label(str(value), lang)
     return choice_label(name, str(value), lang)
 
 
@@ -305,10 +308,10 @@ def cost_histogram(mc, est: Estimate, currency="USD", bins: int = 40) -> tuple[p
 
 
 #: The confidence of a price row (data/prices.csv), for a reader.
-CONFIDENCE_LABELS = {"verified": ("verified on the provider's page", "已在供应商页面核实"),
-                     "transcribed": ("a dated copy of the provider's price", "供应商价格的有日期副本"),
-                     "undated": ("a copy whose date is unknown", "日期不明的副本"),
-                     "assumed": ("not an offer: an assumption", "非报价：假设值")}
+CONFIDENCE_LABELS = {"verified": ("checked on the provider's own page", "已在供应商官网核实"),
+                     "transcribed": ("copied by a third party, dated", "第三方转录，有日期"),
+                     "undated": ("copied by a third party, date unknown", "第三方抓取，日期不详"),
+                     "assumed": ("an assumption, not an offer", "假设值，并非报价")}
 
 
 def hourly(value: float, currency: str, lang: str = "en") -> str:
