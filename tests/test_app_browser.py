@@ -571,6 +571,12 @@ def test_the_chinese_pages_read_in_chinese_with_renminbi_in_yuan(page, voila_url
     for row in catalog.accelerators().to_dict("records"):
         names |= set(re.findall(r"[A-Za-z]{2,}", f"{row['id']} {row['name']} {row['aliases']}"))
     names |= set(re.findall(r"[A-Za-z]{2,}", " ".join(map(str, api_prices()["provider"]))))
+    # the clouds' own names and region ids (cn-beijing), as their consoles write them
+    from workbench.reference.i18n import choice_label
+    from workbench.reference.prices import providers
+    from workbench.plan.scenario_fields import all_regions
+    names |= set(re.findall(r"[A-Za-z]{2,}", " ".join(choice_label("provider", p, "zh") for p in providers())))
+    names |= set(re.findall(r"[A-Za-z]{2,}", " ".join(all_regions())))
     lines = timeline.evaluate(programme_presets.preset("assistant-7b")).lines
     for key in ("team", "project", "model_version"):
         names |= set(re.findall(r"[A-Za-z]{2,}", " ".join(map(str, lines[key].unique()))))

@@ -309,3 +309,9 @@ def test_the_region_menu_offers_the_providers_regions_and_a_new_provider_clears_
     planner.controls["provider"].menu.value = "azure"  # Tokyo is not one of Azure's ids: none chosen again
     assert planner.scenario.provider == "azure" and planner.scenario.region is None
     assert "eastus" in [value for _, value in planner.controls["region"].menu.options]
+
+
+def test_the_list_price_tip_suggests_a_reservation_only_where_one_is_on_record():
+    codes = lambda est: [w.code for w in est.warnings if str(getattr(w, "code", "")).startswith("ew_list")]  # noqa: E731
+    assert codes(estimate(Scenario(params=70e9))) == ["ew_list_price_cluster"]  # H100: reservations on record
+    assert codes(estimate(Scenario(gpu="H20", provider="aliyun"))) == ["ew_list_price_cluster_quote"]

@@ -82,6 +82,12 @@ WARNINGS = {
         "such clusters are reserved or negotiated (pricing reserved_1y, or a quoted price_per_gpu_hour)",
         "{gpus:,.0f} 块 GPU 按“{mode!m}”目录价计：云厂商很少这样出售这么大的训练集群；此类集群通常包年或议价"
         "（计费方式选包年，或填写报价的每 GPU 小时价格）"),
+    "ew_list_price_cluster_quote": (
+        "{gpus:,.0f} GPUs priced {mode!m} at a list price: clouds seldom sell a training cluster this size that way; "
+        "such clusters are reserved or negotiated, and no reservation price is on record for this GPU and provider: "
+        "type the price you are quoted (price_per_gpu_hour)",
+        "{gpus:,.0f} 块 GPU 按“{mode!m}”目录价计：云厂商很少这样出售这么大的训练集群；此类集群通常包年或议价，"
+        "而该 GPU 在此供应商没有包年价格记录：请填写报价的每 GPU 小时价格"),
     "ew_over_budget": (
         "the plan's total of {total_usd} is over the budget of {budget_usd} by {over_usd} ({share:.0%})",
         "方案总额 {total_usd} 超出预算 {budget_usd}，超支 {over_usd}（{share:.0%}）"),
