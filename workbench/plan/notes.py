@@ -159,11 +159,11 @@ def warnings(scenario: Scenario, figures: dict) -> list[str]:
     if (pretraining and scenario.price_per_gpu_hour is None and scenario.pricing in ("on_demand", "spot")
             and float(figures["n_gpus"]) > LIST_PRICE_CLUSTER_GPUS):
         try:  # a reservation on record to suggest, or only a quoted price
-            prices.lookup(scenario.gpu, "reserved_1y", scenario.provider, scenario.region or "")
-            key = "ew_list_price_cluster"
+            reserved = bool(prices.lookup(scenario.gpu, "reserved_1y", scenario.provider, scenario.region or ""))
         except prices.PriceNotFoundError:
-            key = "ew_list_price_cluster_quote"
-        out.append(Message(key, gpus=float(figures["n_gpus"]), mode=scenario.pricing))
+            reserved = False
+        out.append(Message("ew_list_price_cluster" if reserved else "ew_list_price_cluster_quote",
+                           gpus=float(figures["n_gpus"]), mode=scenario.pricing))
     if scenario.budget_usd is not None and figures["total_cost_usd"] > scenario.budget_usd:
         over = figures["total_cost_usd"] - scenario.budget_usd
         out.append(Message("ew_over_budget", total_usd=figures["total_cost_usd"], budget_usd=scenario.budget_usd,
