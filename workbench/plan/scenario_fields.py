@@ -362,6 +362,7 @@ def _check_number(f: Field, value, label: str):
     return int(round(number)) if f.type == "int" else number
 
 
+@cached
 def all_regions() -> list[str]:
     """Every region id with a GPU, storage or transfer price on record."""
     return sorted(set(prices.regions()) | set(region_prices.regions()))

@@ -112,6 +112,7 @@ def convert(amount, currency, to: str, cny_per_usd):
     return out.item() if out.ndim == 0 else out
 
 
+@cached
 def providers() -> list[str]:
     """Provider names in the price table, plus ``median``."""
     return [MEDIAN, *sorted(prices()["provider"].unique())]
@@ -125,6 +126,7 @@ def providers_for(sku: str, mode: str = "on_demand") -> list[str]:
     return [MEDIAN, *listed] if (rows["mode"] == "on_demand").any() else listed
 
 
+@cached
 def regions() -> list[str]:
     """Every region id on record, sorted."""
     return sorted(r for r in prices()["region"].unique() if r)

@@ -63,6 +63,7 @@ def region_prices() -> pd.DataFrame:
     return table
 
 
+@cached
 def regions() -> list[str]:
     """Every region id with a storage or transfer price."""
     table = region_prices()
@@ -147,6 +148,7 @@ def country(provider: str, region: str) -> str:
     return str(rows.iloc[0]["country"]) if len(rows) else ""
 
 
+@cached
 def provider_regions(provider: str) -> list[str]:
     """The regions of ``provider`` named in ``data/regions.csv``."""
     table = regions_table()
