@@ -315,3 +315,14 @@ def test_the_list_price_tip_suggests_a_reservation_only_where_one_is_on_record()
     codes = lambda est: [w.code for w in est.warnings if str(getattr(w, "code", "")).startswith("ew_list")]  # noqa: E731
     assert codes(estimate(Scenario(params=70e9))) == ["ew_list_price_cluster"]  # H100: reservations on record
     assert codes(estimate(Scenario(gpu="H20", provider="aliyun"))) == ["ew_list_price_cluster_quote"]
+
+
+def test_the_fleets_table_says_where_a_fleet_is_rented():
+    from workbench.programmes import programme_presets, timeline
+    from workbench.programmes.programme import Programme
+    from workbench.report import programme_views
+    plan = programme_presets.preset("assistant-7b").to_dict()
+    plan["fleets"] = [{"name": "f", "gpu": "H100", "count": 64, "pricing": "reserved_1y", "provider": "aws",
+                       "region": "us-east-1"}]
+    table = programme_views.fleets_table(timeline.evaluate(Programme.from_dict(plan)), "CNY", "zh")
+    assert table.iloc[0, 2] == "包年（1 年期） · 亚马逊云科技 AWS · 美国东部（弗吉尼亚北部） us-east-1"

@@ -302,6 +302,7 @@ def _carry(programme, mine, runs, figures, demand, horizon, cut, share, implicit
         idle_usd = float(idle[inside].sum()) * price
         out["summaries"].append({
             "name": fleet.name, "gpu": fleet.gpu, "count": fleet.count, "pricing": fleet.pricing,
+            "provider": fleet.provider, "region": fleet.region,
             # the month it starts in (an implicit serving fleet starts when the first version goes live)
             "start_month": int(math.floor(fleet.start_month + 1e-9)), "term_months": term, "implicit": implicit,
             "carries": purpose,

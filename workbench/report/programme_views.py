@@ -253,6 +253,7 @@ def fleets_table(timeline: Timeline, currency="USD", lang="en") -> pd.DataFrame:
     what is paid idle in the horizon, the share used, and (owned) the months of use after which owning beats
     renting. Columns in the display language; money rounded in the display currency."""
     from ..reference.i18n import choice_label
+    from ..reference.region_prices import region_label
     k = rate(timeline, currency)
     rows = []
     for f in timeline.fleets:
@@ -264,7 +265,10 @@ def fleets_table(timeline: Timeline, currency="USD", lang="en") -> pd.DataFrame:
             break_even = t("months_of_use", lang).format(months=f["break_even_months"])
         end = f["start_month"] + f["term_months"] - 1
         rows.append({t("fleet_name", lang): f["name"], t("fleet_gpus", lang): f"{f['count']:,}",
-                     t("fleet_bought", lang): choice_label("pricing", f["pricing"], lang),
+                     t("fleet_bought", lang): " · ".join(
+                         [choice_label("pricing", f["pricing"], lang)]
+                         + ([choice_label("provider", f["provider"], lang)] if f.get("provider") else [])
+                         + ([region_label(f["region"], lang, f.get("provider"))] if f.get("region") else [])),
                      t("fleet_months", lang): f"{f['start_month']}–{end}",
                      t("fleet_committed", lang): money(f['committed_usd'] * k, currency, lang),
                      t("fleet_idle", lang): money(f['idle_usd'] * k, currency, lang),
