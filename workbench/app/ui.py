@@ -261,9 +261,10 @@ class Planner(PlannerRendering):
     # -- events ---------------------------------------------------------------------------------------
     @_safe
     def _field_rejected(self, name):
-        """A typed value was refused: the figures still show the last valid inputs, and say so."""
-        self._mark_stale(True)
+        """A typed value was refused: the figures still show the last valid inputs, and say so (the words first: the
+        page greys the figures once they are there)."""
         self._show_banner(self._stale_messages())
+        self._mark_stale(True)
 
     def _stale_messages(self) -> list:
         """One line per field whose typed value is refused: the figures are of the last valid inputs."""
