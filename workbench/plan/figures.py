@@ -13,6 +13,7 @@ import numpy as np
 from ..formulas import (annotation, compute, failures, finetune, memory, mfu, operations, ownership, scaling, serving, storage)
 from ..reference import catalog, prices, region_prices
 from .scenario import fields
+from .scenario_fields import region_key
 
 #: The figures an estimate reports (``Estimate.details`` and its headline), in the order of ``to_dict``.
 PUBLIC = (
@@ -131,12 +132,6 @@ def training_cluster(x, f) -> dict:
             "model_state_bytes_per_gpu": chosen["model_state_bytes_per_gpu"]}
 
 
-def region_key(region) -> np.ndarray:
-    """A region field as the price tables key it: empty text where none is given."""
-    region = np.asarray(region, dtype=object)
-    return np.where(region == None, "", region)  # noqa: E711 (element-wise)
-
-
 #: The fields priced by region (data/region_prices.csv) when left empty, and their item there.
 REGION_PRICED = {"hot_storage_usd_per_gb_month": "hot_storage", "object_storage_usd_per_gb_month": "object_storage",
                  "archive_storage_usd_per_gb_month": "archive_storage", "egress_usd_per_gb": "egress",
@@ -151,9 +146,12 @@ def _fill_from_regions(usd, source, todo, provider, origin, item, to, rate) -> N
         where = todo & (provider == key[0]) & (origin == key[1]) & (to == key[2])
         quote = region_prices.lookup(key[0], key[1], item, key[2])
         usd[where] = prices.convert(quote.price, quote.currency, "USD", rate[where])
-        source[where] = (quote.source if quote.currency == "USD" else
-                         [f"billed {quote.price:g} {quote.currency} (added to USD amounts at the plan's {r:g} CNY/USD): "
-                          f"{quote.source}" for r in rate[where]])
+        if quote.currency == "USD":
+            source[where] = quote.source
+        else:  # one text per distinct rate, not per element: a Monte Carlo batch shares its rate
+            texts = {r: f"billed {quote.price:g} {quote.currency} (added to USD amounts at the plan's {r:g} CNY/USD): "
+                        f"{quote.source}" for r in np.unique(rate[where])}
+            source[where] = [texts[r] for r in rate[where]]
 
 
 def storage_and_transfer_prices(x, f) -> dict:

@@ -362,6 +362,12 @@ def _check_number(f: Field, value, label: str):
     return int(round(number)) if f.type == "int" else number
 
 
+def region_key(region) -> np.ndarray:
+    """A region field as the price tables key it: empty text where none is given (arrays element-wise)."""
+    region = np.asarray(region, dtype=object)
+    return np.where(region == None, "", region)  # noqa: E711 (element-wise)
+
+
 @cached
 def all_regions() -> list[str]:
     """Every region id with a GPU, storage or transfer price on record."""

@@ -12,7 +12,7 @@ import numpy as np
 from ..reference import catalog, prices, region_prices
 from ..formulas import compute, ownership
 from ..reference.i18n import choice_label
-from .scenario_fields import ScenarioError, fields
+from .scenario_fields import ScenarioError, fields, region_key
 
 
 def model_shape(v: dict) -> tuple[np.ndarray, np.ndarray]:
@@ -126,7 +126,7 @@ def _check_combination(v: dict):
     _check_regions(v)
     gpu, mode, provider, region = np.broadcast_arrays(gpu, np.asarray(v["pricing"], dtype=object),
                                                       np.asarray(v["provider"], dtype=object),
-                                                      np.asarray(_region(v["region"]), dtype=object))
+                                                      region_key(v["region"]))
     for key in {tuple(k) for k in zip(gpu.ravel(), mode.ravel(), provider.ravel(), region.ravel())}:
         if key[1] == "self_hosted":
             # a given GPU-hour price replaces the amortised purchase price, which is then not needed
@@ -169,7 +169,7 @@ def _check_stage_pricing(v: dict, gpu):
     for name in STAGE_PRICING:
         stage_mode, main_mode, sku, provider, region = np.broadcast_arrays(
             np.asarray(v[name], dtype=object), main, gpu, np.asarray(v["provider"], dtype=object),
-            np.asarray(_region(v["region"]), dtype=object))
+            region_key(v["region"]))
         other = stage_mode != "same"
         if (other & (main_mode == "self_hosted")).any():
             raise ScenarioError(name, _first_value(stage_mode, other & (main_mode == "self_hosted")),
@@ -188,19 +188,11 @@ def _check_stage_pricing(v: dict, gpu):
                                     "(data/prices.csv)", ", ".join(["same", *offered]), "、".join(["same", *offered]))
 
 
-def _region(value):
-    """A region field as the price tables key it: empty text for none."""
-    if value is None:
-        return ""
-    array = np.asarray(value, dtype=object)
-    return np.where(array == None, "", array) if array.ndim else value  # noqa: E711 (element-wise)
-
-
 def _check_regions(v: dict):
     """A region, and the data's region, are regions of the plan's provider (data/regions.csv): a named provider."""
     provider = np.asarray(v["provider"], dtype=object)
     for name in ("region", "data_region"):
-        value, who = np.broadcast_arrays(np.asarray(_region(v[name]), dtype=object), provider)
+        value, who = np.broadcast_arrays(region_key(v[name]), provider)
         given = value != ""
         for region, owner in {(r, p) for r, p in zip(value[given].ravel(), who[given].ravel())}:
             if owner == prices.MEDIAN:

@@ -307,8 +307,9 @@ def price_per_gpu_hour(sku, mode="on_demand", provider=MEDIAN, region="", cny_pe
             usd[where], source[where] = quote.price, quote.source
         else:  # billed in CNY: added to the plan's USD amounts at the plan's rate, and said so
             usd[where] = quote.price / rate[where]
-            source[where] = [f"billed {quote.price:,.4g} {quote.currency}/GPU-h (added to USD amounts at the plan's {r:g} "
-                             f"{quote.currency}/USD): {quote.source}" for r in rate[where]]
+            texts = {r: f"billed {quote.price:,.4g} {quote.currency}/GPU-h (added to USD amounts at the plan's {r:g} "
+                        f"{quote.currency}/USD): {quote.source}" for r in np.unique(rate[where])}
+            source[where] = [texts[r] for r in rate[where]]  # one text per distinct rate, not per element
     return usd, source, currency, charged_in
 
 
