@@ -175,8 +175,11 @@ def test_prices_lists_where_a_gpu_can_be_had_cheapest_first_in_the_display_curre
     # no spot offer: the engine's own price for a plan, the on-demand offer times the spot ratio, with its source
     spot = run("prices", "--gpu", "H800", "--pricing", "spot").stdout
     assert spot.startswith("No spot offer on record for H800-SXM5-80GB; a plan without a provider pays 1.19 USD")
-    none = run("prices", "--gpu", "A800")
-    assert none.returncode == 0 and "No offer on record for A800-SXM4-80GB" in none.stdout
+    none = run("prices", "--gpu", "L40S")
+    assert none.returncode == 0 and "No offer on record for L40S" in none.stdout
+    # rented by the month: the rent as quoted, per server and month, beside the price per GPU-hour
+    monthly = run("prices", "--gpu", "A800", "--pricing", "monthly").stdout
+    assert "35,000 CNY/8-GPU month" in monthly and "5.99 CNY" in monthly and "ctyun" in monthly
     for args, message in ((("--gpu", "H1000"), "--gpu: unknown GPU 'H1000'"),
                           (("--gpu", "x" * 500), "--gpu: unknown GPU '" + "x" * 40 + "...'"),
                           (("--gpu", "H100", "--cny-per-usd", "1e-300"), "is out of range; allowed: a number from 0.1 to 100"),

@@ -119,7 +119,7 @@ def test_price_look_ups_name_a_bad_mode_or_gpu():
     for call in (lambda: prices.lookup("H100-SXM5-80GB", "bogus"), lambda: prices.providers_for("H100-SXM5-80GB", "bogus"),
                  lambda: prices.price_per_gpu_hour(["H100-SXM5-80GB"], ["bogus"])):
         with pytest.raises(ValueError, match="unknown pricing mode 'bogus'; allowed: on_demand, reserved_1y, "
-                                             "reserved_3y, spot"):
+                                             "reserved_3y, monthly, spot"):
             call()
     with pytest.raises(prices.PriceNotFoundError, match="'H1000': not a catalog id"):
         prices.lookup("H1000")

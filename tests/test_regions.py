@@ -253,6 +253,15 @@ def test_a_purchase_price_in_cny_is_converted_at_the_plans_rate():
     assert estimate(Scenario(pricing="self_hosted")).details["gpu_purchase_usd"] == 30_000  # a USD row as it is
 
 
+def test_an_h800_server_bought_in_china_costs_its_bulletin_price_with_the_servers_share_added_back():
+    """China Telecom's bulletin: an 8x H800 server at 2.3 million CNY. The table keeps the GPU's part (the plan adds
+    server_share on top), so the default shares give back the server's price per GPU, plus the cluster network."""
+    est = estimate(Scenario(gpu="H800", pricing="self_hosted", params=7e9, tokens=2e11))
+    purchase = est.details["gpu_purchase_usd"] * 7.1
+    assert purchase == pytest.approx(2_300_000 / 8 / 1.5, rel=1e-5)
+    assert ownership.capex_usd_per_gpu(purchase, 0.5, 0.19) == pytest.approx(2_300_000 / 8 * 1.69 / 1.5, rel=1e-5)
+
+
 def test_a_fleet_is_rented_where_it_names_else_where_the_base_is():
     from workbench.programmes import programme_presets, timeline
     from workbench.programmes.programme import Programme, ProgrammeError

@@ -377,6 +377,9 @@ def test_a_resolved_price_above_the_typed_range_keeps_sensitivity_and_range_righ
     ("pricing", "choices", "on_demand|foo", "choice(s) foo unknown to the engine"),
     ("precision", "choices", "bf16|fp4", "choice(s) fp4 unknown to the engine"),
     ("alert_percents", "default", "", "this field needs a default"),
+    # found by the corrupted-folder fuzz: an emptied default of a number the engine needs reached the formulas
+    ("tokens", "default", "", "this field needs a default (the engine gives an empty one no meaning)"),
+    ("params", "default", "", "this field needs a default"),
     ("zero_stage", "max", "5", "max 5 is above 3"),
     ("params", "min", "-1", "min -1 must be above 0"),
     ("target_days", "min", "0", "min 0 must be above 0"),

@@ -286,3 +286,17 @@ def test_chinese_boxes_write_quantities_as_a_chinese_reader_types_them():
     assert p.values["params"] == 7e10 and p.controls["params"].message.value == ""
     p.language.value = "en"
     assert p.controls["params"].text.value == "70B"
+
+
+def test_a_provider_renting_the_gpu_only_by_the_month_takes_the_plan_there():
+    """A finance lead picks 天翼云 for an H800: the plan is rented by the month (the only way that provider rents it),
+    not refused for the default on demand; the price line shows the rent as quoted."""
+    p = Planner(lang="zh", currency="CNY")
+    p.controls["gpu"].menu.value = "H800-SXM5-80GB"
+    p.controls["provider"].menu.value = "ctyun"
+    assert p.scenario.provider == "ctyun" and p.scenario.pricing == "monthly"
+    assert p.controls["pricing"].menu.value == "monthly" and not p.controls["pricing"].rejected
+    assert "¥7 万/8 卡服务器·月" in p.headline.value
+    p.controls["provider"].menu.value = "median"  # back to the typical price: refused, in Chinese, plan kept
+    assert p.scenario.provider == "ctyun"
+    assert "没有包月的典型价格" in p.banner.value and "云擎天下（算力租赁商）" in p.banner.value

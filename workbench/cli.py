@@ -693,6 +693,11 @@ def _cmd_prices(args) -> None:
     shown = pd.DataFrame({"provider": table["provider"], "region": table["region"].replace("", "-"),
                           "pricing": table["mode"], "billed/GPU-h": billed,
                           f"{args.currency}/GPU-h": table["display_per_gpu_hour"].map(lambda v: f"{v:,.2f}"),
+                          **({"as quoted": [f"{p * prices.HOURS_PER_MONTH * (n if n == n and n else 1):,.0f} {c}/"
+                                            f"{int(n) if n == n and n else 1}-GPU month" if m == "monthly" else ""
+                                            for p, c, n, m in zip(table["price_per_gpu_hour"], table["currency"],
+                                                                  table["gpus_per_instance"], table["mode"])]}
+                             if (table["mode"] == "monthly").any() else {}),
                           "as of": table["as_of"], "confidence": table["confidence"],
                           "source": table["source"].str.slice(0, 50)})
     print(f"Offers on record for {gpu}, cheapest first ({args.currency}"

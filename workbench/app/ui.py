@@ -28,6 +28,8 @@ from .downloads import Downloads
 from .levers_app import LeverPanel
 from .livechart import LiveChart
 from ..plan.presets import presets
+from ..reference import prices
+from ..reference.catalog import UnknownGpuError, resolve_gpu
 from ..reference.region_prices import provider_regions
 from ..plan.scenario import Scenario, ScenarioError, fields
 from ..plan.sensitivity import sensitivity
@@ -284,11 +286,29 @@ class Planner(PlannerRendering):
                     self.values[other] = None
                     if other in self.controls:
                         self.controls[other].set_value(None)
+        if name in ("provider", "gpu"):
+            self._follow_provider_modes()
         if name == "cny_per_usd" and self.currency == "CNY":  # amounts shown in yuan follow the new rate
             for control in self.controls.values():
                 if control.money:
                     control.refresh_currency()
         self.recompute(changed=name)
+
+    def _follow_provider_modes(self):
+        """A provider that rents the GPU only another way (a Chinese reseller renting by the month) takes the plan
+        there: the pricing mode becomes the provider's first, rather than a refusal of the default on demand."""
+        spec = fields()
+        provider = self.values.get("provider") or spec["provider"].default
+        pricing = self.values.get("pricing") or spec["pricing"].default
+        try:
+            gpu = resolve_gpu(str(self.values.get("gpu") or spec["gpu"].default))
+        except UnknownGpuError:
+            return
+        modes = prices.modes_for(gpu, provider) if provider != prices.MEDIAN else []
+        if modes and pricing != "self_hosted" and pricing not in modes and "on_demand" not in modes:
+            self.values["pricing"] = modes[0]
+            if "pricing" in self.controls:
+                self.controls["pricing"].set_value(modes[0])
 
     @_safe
     def _preset_changed(self, change):

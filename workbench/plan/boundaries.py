@@ -13,23 +13,24 @@ import numpy as np
 from ..formulas import failures
 from ..reference.data import DataFileError, cached, data_dir, read_table
 from ..reference.messages import Message
+from .figures import RESERVED_TERM_HOURS
 
 
 #: The boundaries the checks below read, each a row of ``data/boundaries.csv``.
 BOUNDARIES = ("redundancy_factor_min", "checkpoint_interval_ratio_max", "spot_reclaims_max", "log_diagnosis_share_max",
               "serving_unserved_share_max", "reserved_idle_share_max")
-#: The term a reservation commits to [years].
-RESERVED_YEARS = {"reserved_1y": 1, "reserved_3y": 3}
+#: The term a rented commitment binds to [h]: a reservation's years, a monthly rental's month (as the estimate's
+#: commitment lines count them).
+TERM_HOURS = RESERVED_TERM_HOURS
 HOURS_PER_YEAR = 8766.0
 
 
 def idle_commitment_gpu_hours(n_gpus, used_hours, mode) -> float:
-    """GPU-hours a reservation of ``n_gpus`` for whole terms of ``mode`` pays for and a use of ``used_hours``
-    (wall-clock) leaves idle [GPU-h]; 0 for a mode that commits to nothing."""
-    years = RESERVED_YEARS.get(str(mode))
-    if not years or used_hours <= 0:
+    """GPU-hours a commitment of ``n_gpus`` for whole terms of ``mode`` (reserved or monthly) pays for and a use of
+    ``used_hours`` (wall-clock) leaves idle [GPU-h]; 0 for a mode that commits to nothing."""
+    term = TERM_HOURS.get(str(mode))
+    if not term or used_hours <= 0:
         return 0.0
-    term = years * HOURS_PER_YEAR
     return float(n_gpus) * (math.ceil(used_hours / term - 1e-9) * term - used_hours)
 
 
@@ -128,7 +129,8 @@ def warnings(scenario, f) -> list[str]:
 
 
 def _reserved_warnings(scenario, f, share_max: float, why: str) -> list[str]:
-    """A reservation (of the cluster or of a stage) whose whole terms the plan leaves more than ``share_max`` idle."""
+    """A reservation or monthly rental (of the cluster or of a stage) whose whole terms the plan leaves more than
+    ``share_max`` idle."""
     n_gpus, out = float(f["n_gpus"]), []
     modes = {group: str(np.ravel(mode)[0]) for group, mode in f["stage_mode"].items()}
     groups = {  # price group -> (field, GPUs held, wall-clock hours used)
@@ -141,20 +143,20 @@ def _reserved_warnings(scenario, f, share_max: float, why: str) -> list[str]:
     if modes["post_training"] == modes["pretrain"]:  # one commitment for the cluster's training stages
         field, gpus, hours = groups.pop("post_training")
         groups["pretrain"] = ("pricing", n_gpus, groups["pretrain"][2] + hours)
-    if modes["experiments"] in RESERVED_YEARS:  # trial-and-error runs on a reservation of their own
+    if modes["experiments"] in TERM_HOURS:  # trial-and-error runs on a reservation of their own
         experiment_hours = float(f["gpu_hours"]) * (scenario.experiment_fraction + scenario.ablation_runs
                                                     * scenario.ablation_run_fraction) / n_gpus
         if modes["experiments"] != modes["pretrain"]:
             groups["experiments"] = ("experiment_pricing", n_gpus, experiment_hours)
     for group, (field, gpus, hours) in groups.items():
         mode = modes[group]
-        if mode not in RESERVED_YEARS or gpus <= 0 or hours <= 0:
+        if mode not in TERM_HOURS or gpus <= 0 or hours <= 0:
             continue
         # the share other work is said to absorb is not idle (commitment_other_use_share)
         idle = idle_commitment_gpu_hours(gpus, hours, mode) * (1.0 - float(scenario.commitment_other_use_share))
         if idle > share_max * (idle + gpus * hours):
             price = float(np.ravel(f["stage_price"][group])[0])
-            term_days = RESERVED_YEARS[mode] * 365.25 * math.ceil(hours / (RESERVED_YEARS[mode] * HOURS_PER_YEAR) - 1e-9)
+            term_days = TERM_HOURS[mode] / 24.0 * math.ceil(hours / TERM_HOURS[mode] - 1e-9)
             # a plan that does not pre-train holds its cluster for its fine-tuning: named so
             shown = "post_training" if group == "pretrain" and scenario.plan_kind != "pretrain" else group
             out.append(Message("ew_reserved_idle", field=field, value=getattr(scenario, field), group=shown, gpus=gpus,

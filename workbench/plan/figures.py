@@ -255,7 +255,7 @@ def precision_figures(precision) -> dict:
 
 def stage_modes(x) -> dict:
     """The pricing mode of each price group: its field's mode, or ``pricing`` where the field is ``same`` (the
-    serving peak follows the serving base, on demand above a reserved one)."""
+    serving peak follows the serving base, on demand above a reserved or monthly one)."""
     main = np.asarray(x["pricing"], dtype=object)
     modes = {"pretrain": main}
     for stage, name in STAGE_PRICING_FIELDS.items():
@@ -264,8 +264,16 @@ def stage_modes(x) -> dict:
         if stage == "serving_peak":
             # replicas that run only at the peak commit to nothing: above a reserved base they are rented on
             # demand (at the catalogue's price; a given price stands for every stage)
-            reserved = np.isin(fallback, ("reserved_1y", "reserved_3y")) & np.isnan(
+            reserved = np.isin(fallback, ("reserved_1y", "reserved_3y", "monthly")) & np.isnan(
                 np.broadcast_to(np.asarray(x["price_per_gpu_hour"], dtype=float), main.shape))
+            if reserved.any():
+                # ... where the provider rents the GPU by the hour at all: one that rents it only by the month
+                # (a Chinese reseller) rents the peak's replicas so too (the rules refuse autoscaling there)
+                gpu, provider = (np.broadcast_to(np.asarray(x[k], dtype=object), main.shape) for k in ("gpu", "provider"))
+                hourly = {(g, p): p in prices.providers_for(g, "on_demand")
+                          for g, p in {(g, p) for g, p in zip(gpu[reserved], provider[reserved])}}
+                reserved &= np.array([hourly.get((g, p), False) for g, p in zip(gpu.ravel(), provider.ravel())],
+                                     dtype=bool).reshape(main.shape)
             fallback = np.where(reserved, "on_demand", fallback)
         modes[stage] = np.where(given == "same", fallback, given)
     return modes
@@ -452,17 +460,19 @@ def serving_point(x, f) -> dict:
             "serving_cost_per_million_output_tokens_usd": per_million_out, "serving_cost_per_request_usd": per_request}
 
 
-#: The term each way of buying commits to [h]: a reservation's years; owned GPUs' useful life (``useful_life_years``).
-RESERVED_TERM_HOURS = {"reserved_1y": ownership.HOURS_PER_YEAR, "reserved_3y": 3 * ownership.HOURS_PER_YEAR}
+#: The term each way of buying commits to [h]: a reservation's years, a monthly rental's month (whole months are
+#: billed); owned GPUs' useful life (``useful_life_years``).
+RESERVED_TERM_HOURS = {"reserved_1y": ownership.HOURS_PER_YEAR, "reserved_3y": 3 * ownership.HOURS_PER_YEAR,
+                       "monthly": prices.HOURS_PER_MONTH}
 
 
 def commitment_term_hours(mode, useful_life_years) -> np.ndarray:
-    """Hours a way of buying commits to: a reservation's term, owned hardware's useful life; NaN for on-demand and
-    spot, which commit to nothing [h]."""
+    """Hours a way of buying commits to: a reservation's term, a monthly rental's month, owned hardware's useful
+    life; NaN for on-demand and spot, which commit to nothing [h]."""
     mode = np.asarray(mode, dtype=object)
-    return np.select([mode == "reserved_1y", mode == "reserved_3y", mode == "self_hosted"],
+    return np.select([mode == "reserved_1y", mode == "reserved_3y", mode == "monthly", mode == "self_hosted"],
                      [RESERVED_TERM_HOURS["reserved_1y"], RESERVED_TERM_HOURS["reserved_3y"],
-                      ownership.life_hours(useful_life_years)], np.nan)
+                      RESERVED_TERM_HOURS["monthly"], ownership.life_hours(useful_life_years)], np.nan)
 
 
 def idle_committed_gpu_hours(gpus, used_hours, term_hours, other_use_share) -> np.ndarray:
@@ -479,7 +489,7 @@ def idle_committed_gpu_hours(gpus, used_hours, term_hours, other_use_share) -> n
 
 def commitments(x, f) -> dict:
     """GPU-hours of each commitment the plan pays for and leaves idle [GPU-h]: a reservation is paid for its whole
-    term, owned GPUs depreciate over their useful life, busy or idle. Groups bought together share one
+    term, a monthly rental for whole months, owned GPUs depreciate over their useful life, busy or idle. Groups bought together share one
     commitment: the training cluster (pre-training, and post-training and experiments when bought the same way),
     post-training or experiments bought another way, and the serving base. Other work may absorb a share of the
     idle hours (``commitment_other_use_share``)."""

@@ -127,11 +127,12 @@ def commitment_lines(x, f) -> list[Line]:
             mode = mode.item() if np.ndim(mode) == 0 else mode
         out.append(Line(stage, "compute", item, idle, "GPU-h", price, "fixed",
                         "GPUs x (whole terms - hours used) x (1 - commitment_other_use_share); term: 1 or 3 years "
-                        "reserved, useful_life_years owned",
+                        "reserved, a month rented monthly, useful_life_years owned",
                         _where(np.asarray(idle) > 0,
-                               "a reservation is paid for its whole term and owned GPUs depreciate over their life, "
+                               "a reservation is paid for its whole term, a monthly rental for whole months, and owned "
+                               "GPUs depreciate over their life, "
                                "busy or idle (planning guides: training compute is mostly fixed or committed cost)",
-                               _where(np.isin(mode, ("reserved_1y", "reserved_3y", "self_hosted")),
+                               _where(np.isin(mode, ("reserved_1y", "reserved_3y", "monthly", "self_hosted")),
                                       "0: the plan uses the whole term, or other work absorbs it "
                                       "(commitment_other_use_share)", "0: bought by the hour (nothing committed)"))))
         # owned hardware also draws power and needs its operations staff while idle (a reservation does not)

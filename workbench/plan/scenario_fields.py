@@ -177,16 +177,26 @@ FIELD_TYPES = ("float", "int", "choice", "gpu", "provider", "region", "text", "p
 #: formulas would otherwise meet a missing input half-way through an estimate.
 #: The values the engine knows for each choice field: a table may offer fewer, never others.
 ENGINE_CHOICES = {"precision": ("bf16", "fp16", "fp8"),
-                  "pricing": ("on_demand", "reserved_1y", "reserved_3y", "spot", "self_hosted"),
+                  "pricing": ("on_demand", "reserved_1y", "reserved_3y", "monthly", "spot", "self_hosted"),
                   "recompute": ("none", "selective", "full"), "gradient_precision": ("bf16", "fp32"),
                   "attention_kernel": ("flash", "standard"),
                   "weight_precision": ("bf16", "fp16", "fp8", "int8", "int4"),
                   "kv_cache_precision": ("bf16", "fp16", "fp8", "int8", "int4"),
                   "serving_prefill": ("interleaved", "disaggregated"), "serving_provisioning": ("fixed", "autoscaling"),
-                  **{name: ("same", "on_demand", "reserved_1y", "reserved_3y", "spot") for name in
+                  **{name: ("same", "on_demand", "reserved_1y", "reserved_3y", "monthly", "spot") for name in
                      ("experiment_pricing", "post_training_pricing", "serving_pricing")},
                   "serving_peak_pricing": ("same", "on_demand", "spot"),
                   "divergence_allowance": ("expected", "none")}
+#: The fields the engine gives an empty value a meaning (worked out from the rest, or: none given); any other number
+#: field left empty in the table would reach the formulas as nothing (a plan of no parameters) and is refused.
+ENGINE_NULLABLE = frozenset((
+    "active_params", "archive_storage_usd_per_gb_month", "budget_usd", "checkpoint_interval_hours",
+    "cross_region_usd_per_gb", "d_model", "data_region", "egress_usd_per_gb", "global_batch_tokens", "gpu_purchase_usd",
+    "hot_storage_usd_per_gb_month", "mfu", "micro_batch_size", "n_gpus", "n_kv_heads", "n_layers",
+    "network_gbps_per_node", "object_storage_usd_per_gb_month", "pfs_throughput_gb_per_s", "pipeline_parallel",
+    "price_per_gpu_hour", "region", "reward_model_params", "serving_tensor_parallel",
+    "serving_tokens_per_second_per_gpu", "staff_months", "target_days", "tensor_parallel", "ttft_target_s",
+    "zero_stage"))
 #: Largest value the formulas give a meaning to (a ZeRO stage 4 or an MFU above 1 does not exist).
 ENGINE_MAX = {"zero_stage": 3, "mfu": 1, "rollout_mfu": 1, "serving_mfu": 1, "usable_memory_fraction": 1,
               "power_utilisation": 1, "sft_trainable_fraction": 1, "log_sampling_ratio": 1, "annotation_qa_share": 1,
@@ -280,8 +290,10 @@ def fields() -> dict[str, Field]:
                                       "the engine knows", row_number, "max")
         if f.numeric and f.min < 0 and f.name not in POSITIVE_FIELDS:
             raise DataFileError(path, f"min {f.min:g} must not be negative", row_number, "min")
-        if f.type in ("percents", "gpu", "provider", "choice") and f.default is None:
-            raise DataFileError(path, "this field needs a default", row_number, "default")
+        if f.default is None and f.type != "text" and (f.type in ("percents", "gpu", "provider", "choice")
+                                                      or f.name not in ENGINE_NULLABLE):
+            raise DataFileError(path, "this field needs a default (the engine gives an empty one no meaning)",
+                                row_number, "default")
         if f.name == "scaling_law" and not set(f.choices) <= set(scaling_laws()):
             missing = ", ".join(sorted(set(f.choices) - set(scaling_laws())))
             raise DataFileError(path, f"scaling law(s) {missing} not in scaling_laws.csv", row_number, "choices")

@@ -150,6 +150,13 @@ def _check_combination(v: dict):
                 if key[3] and key[2] == prices.MEDIAN:
                     raise ScenarioError("region", key[3], str(error), "empty, or a provider that sells in it",
                                         "留空；或选择在该地域销售的供应商") from None
+                modes = prices.modes_for(key[0], key[2]) if key[2] != prices.MEDIAN else []
+                if modes and "on_demand" not in modes:
+                    # the provider rents the GPU only another way (a reseller renting it only by the month): the way
+                    # of buying is what to change; a provider renting by the hour too lists the other providers
+                    raise ScenarioError("pricing", key[1], f"{key[2]} does not rent {key[0]} {key[1].replace('_', ' ')}"
+                                        f" (on record: {', '.join(modes)})", ", ".join(modes),
+                                        "、".join(choice_label("pricing", m, "zh") for m in modes)) from None
                 offered = prices.providers_for(key[0], key[1])
                 raise ScenarioError("provider", key[2], str(error),
                                     ", ".join(offered) if offered else "price_per_gpu_hour (no provider on record)",
@@ -157,6 +164,7 @@ def _check_combination(v: dict):
                                     else "填写每 GPU 小时价格（没有供应商记录）") from None
 
     _check_stage_pricing(v, gpu)
+    _check_peak_replicas(v, gpu)
 
 
 #: Fields that buy a stage another way than ``pricing`` (see figures.STAGE_PRICING_FIELDS).
@@ -186,6 +194,29 @@ def _check_stage_pricing(v: dict, gpu):
                 at = f" in {key[3]}" if key[3] else ""
                 raise ScenarioError(name, key[1], f"has no price on record for {key[0]} from provider {key[2]}{at} "
                                     "(data/prices.csv)", ", ".join(["same", *offered]), "、".join(["same", *offered]))
+
+
+def _check_peak_replicas(v: dict, gpu):
+    """Autoscaled replicas above a committed serving base are rented by the hour: a provider that rents the GPU
+    only by the month would rent them for whole months, which autoscaling does not save."""
+    if v["price_per_gpu_hour"] is not None:
+        return
+    columns = np.broadcast_arrays(gpu, *(np.asarray(v[k], dtype=object) for k in (
+        "provider", "pricing", "serving_pricing", "serving_peak_pricing", "serving_provisioning")),
+        np.asarray(v["serving_months"], dtype=float))
+    for sku, provider, main, base, peak, provisioning, months in {tuple(k) for k in zip(*(c.ravel() for c in columns))}:
+        base = main if base == "same" else base
+        if (months > 0 and provisioning == "autoscaling" and peak == "same" and base in COMMITTED_RENTALS
+                and provider != prices.MEDIAN and provider not in prices.providers_for(sku, "on_demand")):
+            raise ScenarioError("serving_provisioning", provisioning,
+                                f"{provider} rents {sku} only {base.replace('_', ' ')}: the replicas added at the "
+                                "peak would be rented for whole terms, which autoscaling does not save",
+                                "fixed, or a provider that rents the GPU by the hour",
+                                "fixed（固定）；或选择按小时出租该 GPU 的供应商")
+
+
+#: Rented ways of buying that commit to a term (the serving peak above them is rented by the hour).
+COMMITTED_RENTALS = ("reserved_1y", "reserved_3y", "monthly")
 
 
 def _check_regions(v: dict):

@@ -111,6 +111,13 @@ def implicit_fleets(programme, runs, figures, frame, horizon, only=None) -> list
         # whole terms for the GPU-hours used, as a single run's commitment counts them (serving 12 months from
         # mid-month is one year, not two); use past the last term is rented on demand
         terms = max(1, math.ceil(float(mine["gpu_hours"].sum()) / (count * term * HOURS_PER_MONTH) - 1e-9))
+        if mode == "monthly":  # rented month by month: held from the first use to the last, gaps included
+            if purpose == "serving":  # from the first version's going live to the last one's end
+                windows = _live_windows(programme, members, figures)
+                span = max(b for _, b in windows) - min(a for a, _ in windows) if windows else 0.0
+            else:  # training fills whole months of the timeline
+                span = int(mine["month"].max()) - int(math.floor(start + 1e-9)) + 1
+            terms = max(terms, math.ceil(span - 1e-9))
         out.append((Fleet(name=name, gpu=gpu, count=count, pricing=mode, start_month=start, term_months=term * terms),
                     members, purpose))
     return out

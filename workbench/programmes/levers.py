@@ -110,7 +110,7 @@ def _conditions(scenario: Scenario) -> dict:
         "above_average": (scenario.serving_headroom > 1.0 / scenario.peak_to_average + 1e-9,
                           Message("wn_at_mean")),
         "preference_labels": (scenario.preference_pairs > 0, Message("wn_no_preference")),
-        "committed": (scenario.pricing in ("reserved_1y", "reserved_3y", "self_hosted"),
+        "committed": (scenario.pricing in _COMMITTED,
                       Message("wn_not_committed", mode=scenario.pricing)),
         "full_sft": (scenario.sft_examples > 0 and scenario.sft_trainable_fraction > 0.01,
                      Message("wn_no_full_sft")),
@@ -443,7 +443,7 @@ def _own_row(lever, names, changes, risks, source) -> dict:
             "risk_zh": risks[1], "risk_priced": False, "source": source, "crosses": [], "why_not": "", "applied": {}}
 
 
-_COMMITTED = ("reserved_1y", "reserved_3y", "self_hosted")
+_COMMITTED = ("reserved_1y", "reserved_3y", "monthly", "self_hosted")
 _PRICING_FIELDS = ("pricing", "experiment_pricing", "post_training_pricing", "serving_pricing", "serving_peak_pricing")
 
 

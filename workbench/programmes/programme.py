@@ -207,16 +207,18 @@ class Staff:
 #: roofline, data/programme_defaults.csv guard_params), a paid safety API per text record (``api``), or ``none``.
 CONTENT_SAFETY = ("self_hosted", "api", "none")
 #: How a fleet is bought: it commits to a term, paid every month busy or idle.
-FLEET_PRICING = ("reserved_1y", "reserved_3y", "self_hosted")
+FLEET_PRICING = ("reserved_1y", "reserved_3y", "monthly", "self_hosted")
+#: The term each rented way of committing is priced for [months]; owned hardware's is its useful life.
+FLEET_TERM_MONTHS = {"reserved_1y": 12, "reserved_3y": 36, "monthly": 1}
 
 
 @dataclass(frozen=True)
 class Fleet:
-    """GPUs committed for a term: reserved for 1 or 3 years, or owned (``self_hosted``, depreciated straight-line
+    """GPUs committed for a term: reserved for 1 or 3 years, rented by the month, or owned (``self_hosted``, depreciated straight-line
     over ``useful_life_years`` of the programme's base). Paid every month of the term, busy or idle. Workstreams
     whose GPU matches run their training on it first, month by month (what is bought their main way: pre-training,
     and post-training and experiments when bought the same way); what does not fit is bought as each workstream
-    buys it. ``term_months`` empty: 12, 36, or the useful life. ``provider`` and ``region`` (empty: the base's) name
+    buys it. ``term_months`` empty: 12, 36, 1 (monthly), or the useful life. ``provider`` and ``region`` (empty: the base's) name
     where a reserved fleet is rented (data/prices.csv)."""
 
     name: str
@@ -232,7 +234,7 @@ class Fleet:
     def term(self, useful_life_years: float) -> int:
         if self.term_months is not None:
             return self.term_months
-        return {"reserved_1y": 12, "reserved_3y": 36}.get(self.pricing) or int(round(useful_life_years * 12))
+        return FLEET_TERM_MONTHS.get(self.pricing) or int(round(useful_life_years * 12))
 
 
 @dataclass(frozen=True)
@@ -615,7 +617,7 @@ def _checked_fleet(f: Fleet, horizon: int) -> Fleet:
         raise ProgrammeError(where, "pricing", f.pricing, "is not a way of committing to GPUs", ", ".join(FLEET_PRICING))
     start = _number(where, "start_month", f.start_month, 1, horizon, whole=True,
                     allowed=f"a month from 1 to the horizon ({horizon})")
-    shortest = {"reserved_1y": 12, "reserved_3y": 36}.get(f.pricing, 1)  # a reservation's price needs its term
+    shortest = FLEET_TERM_MONTHS.get(f.pricing, 1)  # a reservation's price needs its term
     term = None if f.term_months is None else _number(
         where, "term_months", f.term_months, shortest, 180, whole=True,
         allowed=f"{shortest} to 180 months for {f.pricing} (its price is for its whole term), or null")

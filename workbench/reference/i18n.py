@@ -486,6 +486,13 @@ _PROBLEM_PATTERNS_ZH = (
     (r"no price on record for (\S+); set price_per_gpu_hour", "没有 {0} 的价格记录；请填写每 GPU 小时价格（price_per_gpu_hour）"),
     (r"no (\S+) price from '(.+)' for (\S+) \(on record: (.*)\); set price_per_gpu_hour or provider=median",
      "供应商 {1} 没有 {2} 的 {0} 价格（已有记录：{3}）；请填写每 GPU 小时价格，或选择供应商“各供应商典型价”"),
+    (r"no typical monthly price: no provider lists one beside its on-demand price; choose a provider that rents "
+     r"(\S+) monthly \(on record: (.*)\) or set price_per_gpu_hour",
+     "没有包月的典型价格：没有供应商同时列出包月和按量价格；请选择按月出租 {0} 的供应商（已有记录：{1}），或填写每 GPU 小时价格"),
+    (r"(\S+) does not rent (\S+) on demand \(on record: (.*)\)", "{0} 不按量出租 {1}（已有记录：{2}）；请改选其计费方式"),
+    (r"(\S+) does not rent (\S+) (.+) \(on record: (.*)\)", "{0} 不以“{2}”方式出租 {1}（已有记录：{3}）"),
+    (r"(\S+) rents (\S+) only (.+): the replicas added at the peak would be rented for whole terms, which "
+     r"autoscaling does not save", "{0} 只以“{2}”方式出租 {1}：高峰时增加的副本也要按整个周期租用，自动扩容省不下钱"),
     (r"no (\S+) price from (\S+) for (\S+) in region '(.+)' \(its regions on record: (.*)\)",
      "供应商 {1} 在地域 {3} 没有 {2} 的 {0} 价格（有记录的地域：{4}）"),
     (r"region '(.+)' needs a provider: the typical price is no region's \(choose a provider that sells in it\)",
@@ -536,7 +543,9 @@ def problem_zh(problem: str) -> str:
 #: Labels of menu choices whose ids are not words a reader knows (the ids stay the values, in links and files).
 CHOICE_LABELS = {
     "provider": {"median": ("typical across providers", "各供应商典型价"), "aliyun": ("Alibaba Cloud", "阿里云"),
-                 "aws": ("AWS", "亚马逊云科技 AWS"), "azure": ("Microsoft Azure", "微软 Azure"),
+                 "aws": ("AWS", "亚马逊云科技 AWS"),
+                 "ctyun": ("China Telecom Cloud (a provincial branch's price list)", "天翼云（省分公司行情）"),
+                 "omniyq": ("OmniYQ (a server rental reseller)", "云擎天下（算力租赁商）"), "azure": ("Microsoft Azure", "微软 Azure"),
                  "gcp": ("Google Cloud", "谷歌云 Google Cloud"), "akash": ("Akash", "Akash"),
                  "hyperstack": ("Hyperstack", "Hyperstack"), "lambda": ("Lambda", "Lambda"), "nebius": ("Nebius", "Nebius"),
                  "paperspace": ("Paperspace", "Paperspace"), "vast": ("Vast.ai", "Vast.ai"),
@@ -550,7 +559,9 @@ CHOICE_LABELS = {
                   "open_weights": ("fine-tune open weights and serve", "基于开源权重（微调并上线）"),
                   "serve_only": ("serve an open model only", "只上线开源模型")},
     "pricing": {"on_demand": ("on-demand", "按量付费"), "reserved_1y": ("reserved, 1 year", "包年（1 年期）"),
-                "reserved_3y": ("reserved, 3 years", "包年（3 年期）"), "spot": ("spot (interruptible)", "抢占式（竞价，可能被回收）"),
+                "reserved_3y": ("reserved, 3 years", "包年（3 年期）"),
+                "monthly": ("monthly rental (whole months)", "包月（按整月计费）"),
+                "spot": ("spot (interruptible)", "抢占式（竞价，可能被回收）"),
                 "self_hosted": ("self-hosted", "自建"), "same": ("as the cluster", "与训练集群相同")},
     "checkpoint_writes": {"synchronous": ("synchronous (the job waits)", "同步（作业等待）"),
                           "asynchronous": ("asynchronous (a host-memory copy)", "异步（复制到主机内存）")},

@@ -145,10 +145,10 @@ WARNINGS = {
         "精度 {precision} 未计入发散余量：在 {tokens!p} token 上预计以 {probability:.0%} 的概率发生一次发散重启，约 "
         "{gpu_hours:,.0f} GPU 小时（{cost_usd} 的 GPU 时间）；请将发散余量设为“计入期望重启成本”"),
     "ew_reserved_idle": (
-        "{field}={value}: {group!w} uses its {gpus:,.0f} reserved GPUs {days:,.1f} days of the commitment's "
+        "{field}={value}: {group!w} uses its {gpus:,.0f} committed GPUs {days:,.1f} days of the commitment's "
         "{term_days:,.0f}: {idle_gpu_hours:,.0f} GPU-h ({idle_usd} of GPU time) paid idle unless other work fills "
         "them ({source})",
-        "{field}={value}：{group!w}仅在承诺期 {term_days:,.0f} 天中的 {days:,.1f} 天使用其 {gpus:,.0f} 块预留 GPU："
+        "{field}={value}：{group!w}仅在承诺期 {term_days:,.0f} 天中的 {days:,.1f} 天使用其 {gpus:,.0f} 块预留或包月 GPU："
         "{idle_gpu_hours:,.0f} GPU 小时（{idle_usd} 的 GPU 时间）闲置付费，除非有其他工作使用"),
     "ew_spot_reclaims": (
         "pricing=spot for pre-training on {n_gpus:,.0f} GPUs over {days:,.1f} days: about {reclaims:,.0f} reclaims "

@@ -2,7 +2,7 @@
 in the currency the provider bills (USD, or CNY for the Chinese clouds).
 
 Each row carries its date (``as_of``), its basis (``listed``, or ``derived: ...`` when a commitment price is an
-on-demand price less a documented discount), its confidence (``verified`` on the provider's page, ``transcribed``
+on-demand price less a documented discount, or a monthly rent of a whole server divided into GPU-hours), its confidence (``verified`` on the provider's page, ``transcribed``
 from a dated copy of it, ``undated`` when the copy's date is unknown, ``assumed`` when it is not an offer) and
 its source. A price in CNY stays in CNY: it is converted only where a plan adds it to amounts in another currency,
 at the plan's own rate, and the conversion is stated.
@@ -10,6 +10,8 @@ at the plan's own rate, and the conversion is stated.
 A named provider without a region pays its cheapest region's price for the GPU (the region a team would pick). The
 pseudo-provider ``median`` is what a planner gets without choosing a provider: the typical on-demand price of the
 SKU, times the median ratio of the pricing mode's price to on-demand over every provider and SKU that lists both.
+A mode no provider lists beside an on-demand price (``monthly``, so far) has no such ratio and no typical price:
+a plan renting by the month names a provider that rents so.
 
 The typical price is not the plain median of the SKU's offers: which providers list a card differs from card
 to card (the A100 PCIe is offered by marketplaces, the SXM module by the large clouds too), and a plain median
@@ -31,7 +33,10 @@ import pandas as pd
 
 from .data import DataFileError, cached, data_dir, read_table
 
-PRICING_MODES = ("on_demand", "reserved_1y", "reserved_3y", "spot")
+PRICING_MODES = ("on_demand", "reserved_1y", "reserved_3y", "monthly", "spot")
+#: Hours in the average month a monthly rental (包月) is billed for: 8766 / 12 [h]. A monthly rent per server is
+#: kept in the table as its price per GPU-hour over such a month (the row's basis shows the division).
+HOURS_PER_MONTH = 8766.0 / 12
 MEDIAN = "median"
 #: Currencies a price may be billed in, and the most a GPU-hour costs in each (a higher figure is a typo: a
 #: node's price, a missing decimal point).
@@ -123,7 +128,15 @@ def providers_for(sku: str, mode: str = "on_demand") -> list[str]:
     _check_mode(mode)
     rows = prices()[prices()["sku"] == sku]
     listed = sorted(rows.loc[rows["mode"] == mode, "provider"].unique())
-    return [MEDIAN, *listed] if (rows["mode"] == "on_demand").any() else listed
+    typical = (rows["mode"] == "on_demand").any() and np.isfinite(mode_ratios()[mode])
+    return [MEDIAN, *listed] if typical else listed
+
+
+def modes_for(sku: str, provider: str) -> list[str]:
+    """The pricing modes in which a named ``provider`` lists ``sku`` (any region), in :data:`PRICING_MODES` order."""
+    table = prices()
+    listed = set(table.loc[(table["sku"] == sku) & (table["provider"] == provider), "mode"])
+    return [mode for mode in PRICING_MODES if mode in listed]
 
 
 @cached
@@ -143,6 +156,8 @@ def regions_for(sku: str, mode: str, provider: str) -> list[str]:
 def mode_ratios() -> dict[str, float]:
     """Median price of each pricing mode relative to on-demand, over (provider, region, SKU) offers listing both."""
     table = prices().pivot(index=["sku", "provider", "region"], columns="mode", values="price_per_gpu_hour")
+    table = table.reindex(columns=list(PRICING_MODES))
+    # NaN for a mode no offer lists beside an on-demand price: no typical price in that mode
     return {mode: 1.0 if mode == "on_demand" else float((table[mode] / table["on_demand"]).median())
             for mode in PRICING_MODES}
 
@@ -245,6 +260,11 @@ def lookup(sku: str, mode: str = "on_demand", provider: str = MEDIAN, region: st
         if mode == "on_demand":
             return quote
         ratio = mode_ratios()[mode]
+        if not np.isfinite(ratio):
+            renting = sorted(rows.loc[rows["mode"] == mode, "provider"].unique())
+            raise PriceNotFoundError(f"no typical {mode} price: no provider lists one beside its on-demand price; "
+                                     f"choose a provider that rents {sku} {mode} (on record: "
+                                     f"{', '.join(renting) or 'none'}) or set price_per_gpu_hour")
         return Quote(quote.price * ratio, quote.currency,
                      quote.source + f" x {ratio:.3f} (median {mode}/on_demand ratio across providers)")
     offered = rows[(rows["provider"] == provider) & (rows["mode"] == mode)]

@@ -321,6 +321,15 @@ def hourly(value: float, currency: str, lang: str = "en") -> str:
     return f"{value:,.2f} {currency}"
 
 
+def server_month(price_per_gpu_hour: float, currency: str, gpus, lang: str = "en") -> str:
+    """A monthly rent as its provider quotes it: per server (``gpus`` GPUs, else per GPU) and month of 730.5 h."""
+    gpus = int(gpus) if gpus == gpus and gpus else 1  # NaN or 0: per GPU
+    amount = money(price_per_gpu_hour * prices.HOURS_PER_MONTH * gpus, currency, lang)
+    if lang == "zh":
+        return f"{amount}/{str(gpus) + ' 卡服务器' if gpus > 1 else '卡'}·月"
+    return f"{amount} per {f'{gpus}-GPU server' if gpus > 1 else 'GPU'}-month"
+
+
 def gpu_offers(est: Estimate, currency: str = "USD", lang: str = "en", limit: int = 12) -> pd.DataFrame:
     """Where the plan's GPU can be had in its pricing mode, cheapest first (``data/prices.csv``): provider,
     region, the price as billed (its own currency) and in the display ``currency`` at the plan's rate, date,
@@ -338,7 +347,10 @@ def gpu_offers(est: Estimate, currency: str = "USD", lang: str = "en", limit: in
         t("provider_col", lang): [choice_label("provider", p, lang) for p in table["provider"]],
         t("region_col", lang): [region_label(r, lang, p) if r else "—" for r, p in zip(table["region"],
                                                                                     table["provider"])],
-        t("billed_col", lang): [hourly(p, c, lang) for p, c in zip(table["price_per_gpu_hour"], table["currency"])],
+        t("billed_col", lang): [hourly(p, c, lang) + ((f"（{server_month(p, c, n, lang)}）" if zh else
+                                                        f" ({server_month(p, c, n, lang)})") if m == "monthly" else "")
+                                for p, c, n, m in zip(table["price_per_gpu_hour"], table["currency"],
+                                                      table["gpus_per_instance"], table["mode"])],
         t("shown_col", lang).format(currency={"CNY": "元", "USD": "美元"}.get(currency, currency) if zh else currency):
             [hourly(v, currency, lang) for v in shown],
         t("as_of_col", lang): table["as_of"].replace("undated", "无日期" if zh else "undated").to_numpy(),
@@ -367,6 +379,11 @@ def price_line(est: Estimate, currency: str = "USD", lang: str = "en") -> tuple[
         quote = prices.lookup(s.gpu, s.pricing, s.provider, s.region or "")
         whose = choice_label("provider", s.provider, lang) + (
             f" {region_label(quote.region, lang, s.provider)}" if quote.region else "")
+        if s.pricing == "monthly":  # rented by the month: the rent as quoted, per server
+            row = prices.offers(s.gpu, "monthly", s.cny_per_usd)
+            row = row[(row["provider"] == s.provider) & (row["region"] == quote.region)]
+            if len(row):
+                text = f"{server_month(quote.price, quote.currency, row['gpus_per_instance'].iloc[0], lang)} = {text}"
         if quote.as_of:
             date = ("无日期" if zh else "undated") if quote.as_of == "undated" else quote.as_of
             whose += f" · {date} · {CONFIDENCE_LABELS.get(quote.confidence, (quote.confidence,) * 2)[1 if zh else 0]}"

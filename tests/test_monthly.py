@@ -1,0 +1,148 @@
+"""Monthly rental (包月): whole months paid, priced from the monthly rents of whole servers that Chinese clouds and
+resellers quote (issue 33)."""
+import csv
+import math
+import re
+
+import pytest
+
+import workbench
+from workbench import Scenario, estimate
+from workbench.plan.scenario import ScenarioError
+from workbench.programmes import programme as pg
+from workbench.programmes import timeline
+from workbench.reference import data, prices
+from workbench.report import views
+
+HOURS_PER_MONTH = 8766 / 12
+SMALL = dict(params=1e9, tokens=2e10, n_gpus=8, experiment_fraction=0, ablation_runs=0, sft_examples=0,
+             preference_pairs=0, eval_checkpoints=0)
+
+
+def line(est, item, stage="pretrain"):
+    rows = est.lines[(est.lines["item"] == item) & (est.lines["stage"] == stage)]
+    assert len(rows) == 1, item
+    return rows.iloc[0]
+
+
+def test_every_monthly_row_is_the_rent_it_quotes_divided_into_gpu_hours():
+    """The basis of a monthly row states the rent as quoted; the price per GPU-hour must give it back."""
+    with open(data.data_dir() / "prices.csv", encoding="utf-8") as f:
+        rows = [r for r in csv.DictReader(f) if r["mode"] == "monthly"]
+    assert len(rows) >= 10
+    for row in rows:
+        match = re.match(r"listed: ([\d,]+) (CNY|USD) per (\d+)-GPU server-month \(.+\) / \3 GPUs / 730\.5 h$",
+                         row["basis"])
+        assert match, row["basis"]
+        rent, currency, gpus = float(match[1].replace(",", "")), match[2], int(match[3])
+        assert currency == row["currency"] and gpus == int(row["gpus_per_instance"])
+        assert float(row["price_per_gpu_hour"]) * HOURS_PER_MONTH * gpus == pytest.approx(rent, rel=1e-6)
+        assert row["as_of"][:4].isdigit() and row["source"] and row["confidence"] == "transcribed"
+
+
+def test_an_h800_on_a_chinese_cloud_is_priced_in_cny_from_the_bulletin_row():
+    """China Telecom's bulletin: 70,000 CNY per 8-GPU H800 server a month = 11.978 CNY per GPU-hour."""
+    est = estimate(Scenario(provider="ctyun", gpu="H800", pricing="monthly"))
+    out = est.to_dict()
+    assert out["currency"] == "CNY"
+    gpu = line(est, "accelerator time")
+    assert gpu["unit_cost_usd"] * 7.1 == pytest.approx(70000 / 8 / HOURS_PER_MONTH, rel=1e-6)
+    assert "ctyun monthly, 2025-03-31" in est.details["price_source"]
+    assert "70,000 CNY per 8-GPU server-month" in est.details["price_source"]
+    # the GPU time is committed cost, not elastic
+    assert gpu["cost_type"] == "fixed"
+
+
+def test_whole_months_are_paid_hand_checked():
+    """8 GPUs for 0.94 days of a month: the rest of the month is paid idle, at the same price."""
+    est = estimate(Scenario(provider="ctyun", gpu="H800", pricing="monthly", **SMALL))
+    used_hours = float(est.details["training_days_total"]) * 24
+    idle = line(est, "idle committed capacity")
+    assert idle["quantity"] == pytest.approx(8 * (HOURS_PER_MONTH - used_hours), rel=1e-9)
+    assert idle["unit_cost_usd"] == line(est, "accelerator time")["unit_cost_usd"]
+    # the same plan on a 1-year reservation leaves a year idle: far more hours
+    reserved = estimate(Scenario(provider="aws", gpu="H100", pricing="reserved_1y", **SMALL))
+    assert line(reserved, "idle committed capacity")["quantity"] > 11 * idle["quantity"]
+    # and it is flagged, with the month as the term
+    flagged = [w for w in est.warnings if str(w).startswith("pricing=monthly")]
+    assert flagged and "of the commitment's 30" in str(flagged[0])
+
+
+@pytest.mark.parametrize("months", [1, 2, 5])
+def test_serving_whole_months_leaves_nothing_idle_and_a_part_month_pays_the_month(months):
+    s = Scenario(plan_kind="serve_only", params=13e9, gpu="H800", provider="ctyun", pricing="monthly",
+                 serving_months=months)
+    assert line(estimate(s), "idle committed capacity", "inference")["quantity"] == pytest.approx(0, abs=1e-6)
+    part = estimate(s.replace(serving_months=months - 0.5))
+    base = line(part, "serving replicas (base)", "inference")
+    gpus = base["quantity"] / ((months - 0.5) * HOURS_PER_MONTH)
+    assert line(part, "idle committed capacity", "inference")["quantity"] == pytest.approx(
+        gpus * 0.5 * HOURS_PER_MONTH, rel=1e-9)
+
+
+def test_a_provider_renting_only_by_the_month_names_the_pricing_to_choose():
+    with pytest.raises(ScenarioError) as error:
+        Scenario(provider="ctyun", gpu="H800")  # on demand by default
+    assert error.value.field == "pricing" and error.value.allowed == "monthly"
+    assert "包月" in error.value.allowed_zh
+    with pytest.raises(ScenarioError) as error:  # no typical monthly price: none listed beside an hourly one
+        Scenario(gpu="H800", pricing="monthly")
+    assert error.value.field == "provider" and error.value.allowed == "ctyun, omniyq"
+    assert "no typical monthly price" in str(error.value)
+
+
+def test_autoscaling_replicas_need_an_hourly_price():
+    """Replicas added at the peak above a monthly base are rented by the hour: a provider renting only by the
+    month cannot, and autoscaling would silently price whole months by the hour."""
+    with pytest.raises(ScenarioError) as error:
+        Scenario(provider="ctyun", gpu="H800", pricing="monthly", serving_months=6, serving_provisioning="autoscaling")
+    assert error.value.field == "serving_provisioning" and error.value.allowed.startswith("fixed")
+    # fixed provisioning runs the peak's replicas all month: priced, nothing autoscaled
+    est = estimate(Scenario(provider="ctyun", gpu="H800", pricing="monthly", serving_months=6))
+    assert line(est, "serving replicas (autoscaled)", "inference")["quantity"] == 0
+
+
+def test_the_price_line_and_the_offers_table_show_the_rent_as_quoted():
+    est = estimate(Scenario(provider="ctyun", gpu="H800", pricing="monthly"))
+    text, _ = views.price_line(est, "CNY", "zh")
+    assert text.startswith("¥7 万/8 卡服务器·月 = ¥11.98/GPU 小时 · 天翼云")
+    text, _ = views.price_line(est, "USD", "en")
+    assert text.startswith("70,000 CNY per 8-GPU server-month = 11.98 CNY/GPU-h (about 1.69 USD")
+    table = views.gpu_offers(est, "CNY", "zh")
+    billed = table.iloc[:, 2].tolist()
+    assert billed[0] == "¥11.98（¥7 万/8 卡服务器·月）" and "¥11.81（¥6.9 万/8 卡服务器·月）" in billed
+
+
+def test_a_monthly_programme_holds_its_cluster_every_month_it_is_used():
+    """A pre-training run then a fine-tune every month: the rented cluster is paid for every month from the first
+    use to the last (not one month, with the rest priced by the hour as if nothing were committed)."""
+    p = pg.example()
+    p = p.replace(base={**p.base, "provider": "ctyun", "gpu": "H100", "pricing": "monthly"})
+    tl = timeline.evaluate(p)
+    cluster = [f for f in tl.fleets if "cluster" in f["name"]][0]
+    used_months = tl.lines.loc[(tl.lines["gpu_hours"] > 0) & (tl.lines["stage"] != "inference"), "month"]
+    assert cluster["term_months"] == used_months.max() - used_months.min() + 1
+    capacity = tl.fleet_months.loc[tl.fleet_months["fleet"] == cluster["name"], "capacity_gpu_hours"]
+    assert capacity.sum() == pytest.approx(cluster["count"] * HOURS_PER_MONTH * cluster["term_months"], rel=1e-9)
+
+
+def test_rates_convert_only_where_added_to_usd():
+    """The CNY line is GPU-hours x the CNY price at any exchange rate (no round trip through USD)."""
+    for rate in (6.5, 7.1, 7.3):
+        est = estimate(Scenario(provider="omniyq", gpu="Ascend-910B", precision="fp16", pricing="monthly",
+                                cny_per_usd=rate, **SMALL))
+        gpu = line(est, "accelerator time")
+        billed = prices.lookup("Ascend-910B", "monthly", "omniyq").price
+        assert billed == pytest.approx(15000 / 8 / HOURS_PER_MONTH, rel=1e-7)
+        assert gpu["cost_usd"] * rate == pytest.approx(gpu["quantity"] * billed, rel=1e-12)
+
+
+def test_monthly_is_a_way_of_committing_for_fleets_and_levers():
+    fleet = pg.Fleet("rented", "H800", 64, "monthly")
+    assert fleet.term(4) == 1
+    from workbench.programmes.levers import levers
+    table = levers(Scenario(provider="ctyun", gpu="H800", pricing="monthly"))
+    row = table[table["lever"] == "on_demand"].iloc[0]
+    assert not row["applicable"] and "ctyun does not rent" in str(row["why_not"])
+    assert math.isfinite(prices.HOURS_PER_MONTH) and prices.HOURS_PER_MONTH == HOURS_PER_MONTH
+    assert "monthly" in workbench.plan.scenario.fields()["pricing"].choices
