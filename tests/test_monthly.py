@@ -146,3 +146,26 @@ def test_monthly_is_a_way_of_committing_for_fleets_and_levers():
     assert not row["applicable"] and "ctyun does not rent" in str(row["why_not"])
     assert math.isfinite(prices.HOURS_PER_MONTH) and prices.HOURS_PER_MONTH == HOURS_PER_MONTH
     assert "monthly" in workbench.plan.scenario.fields()["pricing"].choices
+
+
+def test_the_command_line_prices_a_monthly_only_provider_so_and_says_it():
+    """The issue's own command: an H800 on a Chinese cloud, priced in CNY from a sourced row."""
+    import json
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-m", "workbench.cli", "estimate", "--provider", "ctyun", "--gpu", "H800",
+                           "--json"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["currency"] == "CNY" and out["scenario"]["pricing"] == "monthly"
+    assert out["total_cost"] == pytest.approx(out["total_cost_usd"] * 7.1)
+    assert "70,000 CNY per 8-GPU server-month" in out["details"]["price_source"]
+    assert done.stderr.strip() == ("workbench: note: ctyun rents H800-SXM5-80GB only monthly on record: priced so "
+                                   "(--pricing to choose)")
+    # a mode chosen is kept, and refused where the provider does not rent so
+    refused = subprocess.run([sys.executable, "-m", "workbench.cli", "estimate", "--provider", "ctyun", "--gpu", "H800",
+                              "--pricing", "on_demand"], capture_output=True, text=True, timeout=120)
+    assert refused.returncode == 1 and "allowed: monthly (option --pricing)" in refused.stderr
+    assert prices.usual_mode("H800-SXM5-80GB", "ctyun", "on_demand") == "monthly"
+    assert prices.usual_mode("H100-SXM5-80GB", "aws", "spot") == "spot"  # rents by the hour: its own refusal
+    assert prices.usual_mode("H800-SXM5-80GB", "ctyun", "self_hosted") == "self_hosted"

@@ -536,7 +536,19 @@ def _known(value, template: str, missing: str) -> str:
 
 
 def _scenario(args) -> Scenario:
-    return Scenario(**{name: getattr(args, name) for name in fields() if getattr(args, name) is not None})
+    given = {name: getattr(args, name) for name in fields() if getattr(args, name, None) is not None}
+    if "provider" in given and "pricing" not in given and "price_per_gpu_hour" not in given:
+        # a provider renting the GPU only another way (by the month) is priced so, as the app does, and said so
+        try:
+            gpu = catalog.resolve_gpu(str(given.get("gpu") or fields()["gpu"].default))
+            usual = prices.usual_mode(gpu, str(given["provider"]), fields()["pricing"].default)
+        except (catalog.UnknownGpuError, DataFileError):
+            usual = None  # the scenario's own checks name the problem
+        if usual and usual != fields()["pricing"].default:
+            given["pricing"] = usual
+            print(f"workbench: note: {given['provider']} rents {gpu} only {usual.replace('_', ' ')} on record: priced "
+                  f"so (--pricing to choose)", file=sys.stderr)
+    return Scenario(**given)
 
 
 def _cmd_sensitivity(args) -> None:

@@ -304,11 +304,11 @@ class Planner(PlannerRendering):
             gpu = resolve_gpu(str(self.values.get("gpu") or spec["gpu"].default))
         except UnknownGpuError:
             return
-        modes = prices.modes_for(gpu, provider) if provider != prices.MEDIAN else []
-        if modes and pricing != "self_hosted" and pricing not in modes and "on_demand" not in modes:
-            self.values["pricing"] = modes[0]
+        usual = prices.usual_mode(gpu, provider, pricing)
+        if usual != pricing:
+            self.values["pricing"] = usual
             if "pricing" in self.controls:
-                self.controls["pricing"].set_value(modes[0])
+                self.controls["pricing"].set_value(usual)
 
     @_safe
     def _preset_changed(self, change):

@@ -139,6 +139,16 @@ def modes_for(sku: str, provider: str) -> list[str]:
     return [mode for mode in PRICING_MODES if mode in listed]
 
 
+def usual_mode(sku: str, provider: str, mode: str) -> str:
+    """The pricing mode a plan naming ``provider`` for ``sku`` is priced in: ``mode``, unless the provider rents the
+    GPU neither so nor by the hour (a Chinese reseller renting whole servers by the month): then its first mode on
+    record. The app and the command line take a provider so when the mode was not chosen."""
+    if provider == MEDIAN or mode == "self_hosted":
+        return mode
+    modes = modes_for(sku, provider)
+    return modes[0] if modes and mode not in modes and "on_demand" not in modes else mode
+
+
 @cached
 def regions() -> list[str]:
     """Every region id on record, sorted."""
