@@ -143,7 +143,7 @@ def test_monthly_is_a_way_of_committing_for_fleets_and_levers():
     from workbench.programmes.levers import levers
     table = levers(Scenario(provider="ctyun", gpu="H800", pricing="monthly"))
     row = table[table["lever"] == "on_demand"].iloc[0]
-    assert not row["applicable"] and "ctyun does not rent" in str(row["why_not"])
+    assert not row["applicable"] and "ctyun rents H800-SXM5-80GB only monthly, not on_demand" in str(row["why_not"])
     assert math.isfinite(prices.HOURS_PER_MONTH) and prices.HOURS_PER_MONTH == HOURS_PER_MONTH
     assert "monthly" in workbench.plan.scenario.fields()["pricing"].choices
 
@@ -169,3 +169,113 @@ def test_the_command_line_prices_a_monthly_only_provider_so_and_says_it():
     assert prices.usual_mode("H800-SXM5-80GB", "ctyun", "on_demand") == "monthly"
     assert prices.usual_mode("H100-SXM5-80GB", "aws", "spot") == "spot"  # rents by the hour: its own refusal
     assert prices.usual_mode("H800-SXM5-80GB", "ctyun", "self_hosted") == "self_hosted"
+
+
+def test_the_idle_warning_counts_the_hours_the_idle_line_counts():
+    """From the attack: experiments on the monthly cluster were left out of the warning, which then claimed 28,709
+    idle GPU-h (the line: 19,923) and fired below its 50 % line."""
+    est = estimate(Scenario(provider="ctyun", gpu="H800", pricing="monthly", params=7e9, tokens=3e11, n_gpus=64))
+    idle = line(est, "idle committed capacity")["quantity"]
+    assert idle == pytest.approx(19_923, rel=1e-3)
+    assert not [w for w in est.warnings if str(w).startswith("pricing=monthly")]  # 42.6 % idle: below the line
+    short = estimate(Scenario(provider="ctyun", gpu="H800", pricing="monthly", **SMALL))
+    flagged = [str(w) for w in short.warnings if str(w).startswith("pricing=monthly")]
+    assert flagged and f"{line(short, 'idle committed capacity')['quantity']:,.0f} GPU-h" in flagged[0]
+
+
+def test_autoscaling_is_refused_on_a_monthly_only_provider_even_without_a_serving_horizon():
+    """`workbench serve` prices the serving alone: it priced autoscaled replicas by the hour on ctyun."""
+    with pytest.raises(ScenarioError, match="serving_provisioning='autoscaling'"):
+        Scenario(provider="ctyun", gpu="H800", pricing="monthly", serving_provisioning="autoscaling")
+
+
+def test_the_command_line_takes_the_provider_as_typed_in_any_case():
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-m", "workbench.cli", "estimate", "--provider", "CTYUN", "--gpu", "H800"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "monthly pricing" in done.stdout, done.stderr
+
+
+def test_the_commitment_line_adds_up_the_rent_and_its_idle_part():
+    """The finance lead's question: how much rent, for how long, and how much of it idle. 168 GPUs are 21 servers,
+    held 2 months at 70,000 CNY a server: 2,940,000 CNY, of which the idle line's amount."""
+    est = estimate(Scenario(provider="ctyun", gpu="H800", pricing="monthly"))
+    text = views.commitment_line(est, "CNY", "en")
+    assert text.startswith("Rented by the month: 168 GPUs (21 servers of 8) x 2 months = 2,940,000 CNY, of which ")
+    idle = line(est, "idle committed capacity")
+    assert f"{idle['cost_usd'] * 7.1:,.0f} CNY idle ({idle['quantity']:,.0f} GPU-h" in text
+    zh = views.commitment_line(est, "CNY", "zh")
+    assert zh.startswith("包月租用：168 块 GPU（21 台 8 卡服务器） × 2 个月 = ¥294 万，其中闲置 ¥119.72 万")
+    # GPUs that are not whole servers are said; a plan bought by the hour has no such line
+    odd = views.commitment_line(estimate(Scenario(provider="ctyun", gpu="H800", pricing="monthly", n_gpus=210)))
+    assert "26.25 servers of 8" in odd and "take a multiple of 8" in odd
+    assert views.commitment_line(estimate(Scenario())) == ""
+
+
+def test_the_fewer_terms_lever_finds_the_cluster_that_pays_one_month_less():
+    """The finance lead found 210 GPUs cheaper than the 168 chosen; the lever finds 200 (25 whole servers), the
+    smallest that finishes in one month, and its saving is the estimates' difference."""
+    from workbench.programmes.levers import levers
+    s = Scenario(provider="ctyun", gpu="H800", pricing="monthly")
+    row = levers(s).set_index("lever").loc["fewer_terms"]
+    assert row["applicable"] and row["changes"] == "n_gpus=200"
+    with_200 = estimate(s.replace(n_gpus=200))
+    assert with_200.details["cluster_terms"] == 1
+    assert estimate(s.replace(n_gpus=192)).details["cluster_terms"] == 2  # one server fewer spills
+    assert row["saving_usd"] == pytest.approx(estimate(s).total_cost_usd - with_200.total_cost_usd, rel=1e-9)
+    assert row["saving_usd"] > 150_000
+    one_year = levers(Scenario(pricing="reserved_1y")).set_index("lever").loc["fewer_terms"]
+    assert not one_year["applicable"] and "already fits in one term" in str(one_year["why_not"])
+
+
+def test_a_monthly_cluster_is_handed_back_between_two_runs():
+    """From the attack: a monthly cluster was paid through every month between two runs (737k USD idle for a gap
+    of eight months); a monthly rental can be ended and taken again."""
+    from workbench.programmes.programme import Programme, Workstream
+    base = dict(provider="ctyun", gpu="H800", pricing="monthly", params=7e9, tokens=3e11, n_gpus=64)
+    def plan(second_start):
+        return Programme(name="two runs", base=base, horizon_months=24, workstreams=(
+            Workstream("a", stages=("pretrain",)), Workstream("b", stages=("pretrain",), start_month=second_start,
+                                                              changes={"params": 13e9})))
+    near, far = timeline.evaluate(plan(2)), timeline.evaluate(plan(10))
+    assert [f["term_months"] for f in far.fleets if "cluster" in f["name"]] == [1, 2]
+    # the gap costs nothing: the far plan pays what the near one pays, give or take the month boundaries
+    assert far.total_cost_usd + far.beyond_horizon_usd == pytest.approx(
+        near.total_cost_usd + near.beyond_horizon_usd, rel=0.02)
+
+
+def test_work_beyond_a_listed_monthly_fleet_still_pays_whole_months():
+    """From the attack: a listed monthly fleet the run did not use made the programme 34k USD cheaper, the run
+    outside it being priced by the hour on a provider that rents only by the month. Now the unused fleet's month is
+    paid on top of the run's own whole month."""
+    from workbench.programmes.programme import Fleet, Programme, Workstream
+    base = dict(provider="ctyun", gpu="H800", pricing="monthly", params=7e9, tokens=3e11, n_gpus=64)
+
+    def total(fleets):
+        tl = timeline.evaluate(Programme(name="x", base=base, horizon_months=12, fleets=fleets,
+                                         workstreams=(Workstream("a", stages=("pretrain",)),)))
+        return tl.total_cost_usd + tl.beyond_horizon_usd
+    alone = total(())
+    unused = total((Fleet("rent", "H800", 64, "monthly", start_month=3, term_months=1),))
+    month = 64 * HOURS_PER_MONTH * prices.lookup("H800-SXM5-80GB", "monthly", "ctyun").price / 7.1
+    assert unused == pytest.approx(alone + month, rel=1e-6)
+
+
+def test_a_mode_with_a_trailing_space_is_read_as_the_mode(tmp_path, monkeypatch):
+    """From the attack: 'monthly ' passed the file's check but matched no lookup, and the error blamed presets.csv."""
+    import shutil
+    copy = tmp_path / "data"
+    shutil.copytree(data.data_dir(), copy)
+    path = copy / "prices.csv"
+    path.write_text(path.read_text(encoding="utf-8").replace(",ctyun,,\"2x Intel 8468, 8x H800 80G\",8,monthly,",
+                                                              ",ctyun,,\"2x Intel 8468, 8x H800 80G\",8,monthly ,"),
+                    encoding="utf-8")
+    monkeypatch.setenv("WORKBENCH_DATA", str(copy))
+    data.reload()
+    try:
+        assert "monthly " in path.read_text(encoding="utf-8")
+        assert prices.lookup("H800-SXM5-80GB", "monthly", "ctyun").price == pytest.approx(11.978097)
+    finally:
+        monkeypatch.undo()
+        data.reload()

@@ -206,6 +206,10 @@ def corrupt(tmp_path, name, edit):
     return copy
 
 
+def _ctyun_h800(rows):
+    return next(row for row in rows if row[:2] == ["H800-SXM5-80GB", "ctyun"])
+
+
 @pytest.mark.parametrize("name, edit, message", [
     ("region_prices.csv", lambda r: r[2].__setitem__(1, "US East"), r"row 3, column 'region': 'US East' must be lower case"),
     ("region_prices.csv", lambda r: r[2].__setitem__(6, "GB"), r"row 3, column 'unit': 'GB': object_storage is priced per GB-month"),
@@ -228,6 +232,13 @@ def corrupt(tmp_path, name, edit):
     ("hardware_prices.csv", lambda r: r[1].__setitem__(1, "9000000"), r"row 2, column 'price_per_gpu': 9e\+06 USD is out of range"),
     ("hardware_prices.csv", lambda r: r[-1].__setitem__(1, "20"), r"column 'price_per_gpu': 20 CNY is out of range"),
     ("regions.csv", lambda r: r[1].__setitem__(4, "usa"), r"regions.csv, row 2, column 'country': 'usa' is not a country"),
+    # a monthly rent is checked against the rent its basis quotes (found by the attack: a month's rent typed as the
+    # hourly price multiplied the bill by 730; a USD currency on a CNY quote by 7)
+    ("prices.csv", lambda r: _ctyun_h800(r).__setitem__(6, "8750"),
+     r"column 'price_per_gpu_hour': 8750 CNY/GPU-h is not the quoted rent 70,000 CNY / 8 GPUs / 730.5 h"),
+    ("prices.csv", lambda r: _ctyun_h800(r).__setitem__(7, "USD"), r"column 'currency': the basis quotes CNY per 8-GPU"),
+    ("prices.csv", lambda r: _ctyun_h800(r).__setitem__(9, "listed"), r"column 'basis': 'listed' does not quote the monthly"),
+    ("prices.csv", lambda r: _ctyun_h800(r).__setitem__(4, ""), r"column 'currency': the basis quotes CNY per 8-GPU server; the row says CNY, nan"),
 ])
 def test_a_bad_price_row_is_refused_naming_its_file_row_and_column(tmp_path, monkeypatch, name, edit, message):
     monkeypatch.setenv("WORKBENCH_DATA", str(corrupt(tmp_path, name, edit)))

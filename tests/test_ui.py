@@ -297,6 +297,24 @@ def test_a_provider_renting_the_gpu_only_by_the_month_takes_the_plan_there():
     assert p.scenario.provider == "ctyun" and p.scenario.pricing == "monthly"
     assert p.controls["pricing"].menu.value == "monthly" and not p.controls["pricing"].rejected
     assert "¥7 万/8 卡服务器·月" in p.headline.value
-    p.controls["provider"].menu.value = "median"  # back to the typical price: refused, in Chinese, plan kept
-    assert p.scenario.provider == "ctyun"
+    assert "计费方式已改为“包月（按整月计费）”" in p.banner.value  # said, not done silently
+    p.controls["provider"].menu.value = "median"  # back to the typical price: and to the default way of buying
+    assert p.scenario.provider == "median" and p.scenario.pricing == "on_demand"
+    p.controls["pricing"].menu.value = "monthly"  # the reader's own choice: no typical monthly price, said in Chinese
+    assert p.scenario.pricing == "on_demand"
     assert "没有包月的典型价格" in p.banner.value and "云擎天下（算力租赁商）" in p.banner.value
+
+
+def test_the_pricing_the_page_chose_for_a_provider_goes_back_with_it():
+    """From the attack: after 天翼云 (monthly only), choosing another provider kept the monthly mode the page had
+    chosen, and that provider was refused."""
+    p = Planner()
+    p.controls["gpu"].menu.value = "H800-SXM5-80GB"
+    p.controls["provider"].menu.value = "ctyun"
+    assert p.scenario.pricing == "monthly" and "rents H800-SXM5-80GB only that way" in p.banner_text
+    p.controls["provider"].menu.value = "deepseek-v3-report"
+    assert p.scenario.provider == "deepseek-v3-report" and p.scenario.pricing == "on_demand"
+    # a mode the reader chose stays
+    p.controls["pricing"].menu.value = "spot"
+    p.controls["provider"].menu.value = "median"
+    assert p.scenario.pricing == "spot"

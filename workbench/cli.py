@@ -460,6 +460,9 @@ def _print_estimate(est) -> None:
         where = (f", region {s.region}" if s.region else
                  f", region {charged} (its cheapest for the GPU; no region chosen)" if charged else ", no region")
         rows.append(("Priced at", f"{s.provider}{where}" + (f"; data in {s.data_region}" if s.data_region else "")))
+    commitment = views.commitment_line(est, first.split()[-1])
+    if commitment:  # a cluster rented for a term, as its bill reads
+        rows.append(("Rented for a term", commitment.split(": ", 1)[1]))
     if s.plan_kind == "pretrain":
         rows += [("Pre-training compute", f"{power_of_ten(est.training_flops, 4)} FLOP"),
                  ("Pre-training GPU-hours", f"{est.gpu_hours:,.0f} GPU-h at MFU {est.mfu:.3f}"),
@@ -541,12 +544,12 @@ def _scenario(args) -> Scenario:
         # a provider renting the GPU only another way (by the month) is priced so, as the app does, and said so
         try:
             gpu = catalog.resolve_gpu(str(given.get("gpu") or fields()["gpu"].default))
-            usual = prices.usual_mode(gpu, str(given["provider"]), fields()["pricing"].default)
+            usual = prices.usual_mode(gpu, str(given["provider"]).strip().lower(), fields()["pricing"].default)
         except (catalog.UnknownGpuError, DataFileError):
             usual = None  # the scenario's own checks name the problem
         if usual and usual != fields()["pricing"].default:
             given["pricing"] = usual
-            print(f"workbench: note: {given['provider']} rents {gpu} only {usual.replace('_', ' ')} on record: priced "
+            print(f"workbench: note: {str(given['provider']).strip().lower()} rents {gpu} only {usual.replace('_', ' ')} on record: priced "
                   f"so (--pricing to choose)", file=sys.stderr)
     return Scenario(**given)
 

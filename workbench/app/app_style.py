@@ -20,6 +20,7 @@ a.wb-download { white-space: nowrap; }  /* a link's words stay together (下载�
 .wb-message .widget-html-content { line-height: 1.3; }
 .wb-unit { color: #777; font-weight: normal; }
 .wb-error { color: #b00020; font-size: 12px; }
+.wb-info { color: #1a4f8b; font-size: 12px; }
 .wb-boundary { color: #8a5300; font-size: 12px; }
 .wb-lever-risk { color: #555; font-size: 12px; line-height: 1.4; }
 .wb-lever { font-size: 13px; line-height: 1.4; margin-left: 8px; }

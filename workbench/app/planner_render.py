@@ -202,12 +202,14 @@ class PlannerRendering:
         alert_text = " · ".join(f"{html.escape(label)}: {html.escape(when)}"
                                 for label, when in zip(alerts["label"], alerts["when"]))
         unfit = not bool(d["layout_fits"]) and kind != "serve_only"  # nothing is trained on a plan that only serves
+        commitment = views.commitment_line(est, self.currency, lang)  # a rented term, as its bill reads
         self.headline.value = (f"{title}{self._unfit_message() if unfit else ''}"
                                f"<div class='wb-cards{' wb-unfit' if unfit else ''}'>{html_cards}</div>"
                                f"<div class='wb-main-costs'><b>{html.escape(t('main_costs', lang))}</b>{colon}"
                                f"{html.escape(self._main_costs())}</div>"
                                f"<div class='wb-price'><b>{html.escape(t('gpu_price', lang))}</b>{colon}"
                                f"{self._price_html()}{self._offers_html()}</div>"
+                               + (f"<div class='wb-commitment'>{html.escape(commitment)}</div>" if commitment else "")
                                + (f"<div class='wb-memory'><b>{html.escape(t('memory_per_gpu', lang))}</b>{colon}"
                                   f"{g(self._memory_text())}</div>" if kind != "serve_only" else "") +
                                f"<div class='wb-serving'><b>{html.escape(t('serving', lang))}</b>{colon}"

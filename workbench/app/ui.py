@@ -23,7 +23,7 @@ from ipywidgets.widgets.widget_string import HTMLStyle
 from ..report import charts, views
 from ..plan.estimate import estimate
 from ..reference.data import DataFileError
-from ..reference.i18n import t
+from ..reference.i18n import choice_label, t
 from .downloads import Downloads
 from .levers_app import LeverPanel
 from .livechart import LiveChart
@@ -104,6 +104,8 @@ class Planner(PlannerRendering):
         self.shared = SharedModels()
         self._build(in_voila)
         self._notices = list(notices)
+        self._infos: list[str] = []  # what the page changed for the reader (a provider's only way of renting)
+        self._auto_pricing = None  # the pricing mode the page chose for a provider, until the reader picks one
         self.recompute()
         if view == "programme":
             self.view_toggle.value = "programme"
@@ -286,6 +288,8 @@ class Planner(PlannerRendering):
                     self.values[other] = None
                     if other in self.controls:
                         self.controls[other].set_value(None)
+        if name == "pricing":
+            self._auto_pricing = None  # the reader's own choice
         if name in ("provider", "gpu"):
             self._follow_provider_modes()
         if name == "cny_per_usd" and self.currency == "CNY":  # amounts shown in yuan follow the new rate
@@ -296,16 +300,24 @@ class Planner(PlannerRendering):
 
     def _follow_provider_modes(self):
         """A provider that rents the GPU only another way (a Chinese reseller renting by the month) takes the plan
-        there: the pricing mode becomes the provider's first, rather than a refusal of the default on demand."""
+        there: the pricing mode becomes the provider's first, rather than a refusal of the default on demand; and
+        back to the default when another provider or GPU no longer needs it (the page chose it, not the reader)."""
         spec = fields()
         provider = self.values.get("provider") or spec["provider"].default
-        pricing = self.values.get("pricing") or spec["pricing"].default
+        shown = self.values.get("pricing") or spec["pricing"].default
+        wanted = spec["pricing"].default if self._auto_pricing == shown else shown
+        self._auto_pricing = None
         try:
             gpu = resolve_gpu(str(self.values.get("gpu") or spec["gpu"].default))
         except UnknownGpuError:
             return
-        usual = prices.usual_mode(gpu, provider, pricing)
-        if usual != pricing:
+        usual = prices.usual_mode(gpu, provider, wanted)
+        if usual != wanted:
+            self._auto_pricing = usual
+            self._infos.append(t("pricing_followed", self.lang).format(
+                mode=choice_label("pricing", usual, self.lang), provider=choice_label("provider", provider, self.lang),
+                gpu=gpu))
+        if usual != shown:
             self.values["pricing"] = usual
             if "pricing" in self.controls:
                 self.controls["pricing"].set_value(usual)
@@ -472,8 +484,8 @@ class Planner(PlannerRendering):
                 control.set_error("")
         if not any(control.rejected for control in self.controls.values()):
             self._mark_stale(False)
-        self._show_banner(self._notices + self._stale_messages())
-        self._notices = []
+        self._show_banner(self._notices + self._stale_messages(), self._infos)
+        self._notices, self._infos = [], []
         self._render()
 
     def _sync_controls(self):
@@ -483,6 +495,8 @@ class Planner(PlannerRendering):
             control.set_error("")
 
     # -- rendering ------------------------------------------------------------------------------------
-    def _show_banner(self, messages):
-        self.banner_text = " ".join(messages)
-        self.banner.value = "".join(f"<div class='wb-error'>{html.escape(m)}</div>" for m in messages)
+    def _show_banner(self, messages, infos=()):
+        """Refusals and notices (red), then what the page did on the reader's behalf (blue)."""
+        self.banner_text = " ".join([*messages, *infos])
+        self.banner.value = "".join([*(f"<div class='wb-error'>{html.escape(m)}</div>" for m in messages),
+                                     *(f"<div class='wb-info'>{html.escape(m)}</div>" for m in infos)])

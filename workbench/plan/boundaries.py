@@ -22,16 +22,6 @@ BOUNDARIES = ("redundancy_factor_min", "checkpoint_interval_ratio_max", "spot_re
 #: The term a rented commitment binds to [h]: a reservation's years, a monthly rental's month (as the estimate's
 #: commitment lines count them).
 TERM_HOURS = RESERVED_TERM_HOURS
-HOURS_PER_YEAR = 8766.0
-
-
-def idle_commitment_gpu_hours(n_gpus, used_hours, mode) -> float:
-    """GPU-hours a commitment of ``n_gpus`` for whole terms of ``mode`` (reserved or monthly) pays for and a use of
-    ``used_hours`` (wall-clock) leaves idle [GPU-h]; 0 for a mode that commits to nothing."""
-    term = TERM_HOURS.get(str(mode))
-    if not term or used_hours <= 0:
-        return 0.0
-    return float(n_gpus) * (math.ceil(used_hours / term - 1e-9) * term - used_hours)
 
 
 @cached
@@ -130,30 +120,18 @@ def warnings(scenario, f) -> list[str]:
 
 def _reserved_warnings(scenario, f, share_max: float, why: str) -> list[str]:
     """A reservation or monthly rental (of the cluster or of a stage) whose whole terms the plan leaves more than
-    ``share_max`` idle."""
-    n_gpus, out = float(f["n_gpus"]), []
-    modes = {group: str(np.ravel(mode)[0]) for group, mode in f["stage_mode"].items()}
-    groups = {  # price group -> (field, GPUs held, wall-clock hours used)
-        "pretrain": ("pricing", n_gpus, float(f["stage_days"]["pretrain"]) * 24.0),
-        "post_training": ("post_training_pricing", n_gpus, sum(float(f["stage_days"][s]) for s in
-                                                               ("sft", "preference", "evaluation")) * 24.0),
-        "serving_base": ("serving_pricing", float(f["serving_base_gpu_hours"]) / max(scenario.serving_months, 1e-9)
-                         / (HOURS_PER_YEAR / 12.0), scenario.serving_months * HOURS_PER_YEAR / 12.0),
-    }
-    if modes["post_training"] == modes["pretrain"]:  # one commitment for the cluster's training stages
-        field, gpus, hours = groups.pop("post_training")
-        groups["pretrain"] = ("pricing", n_gpus, groups["pretrain"][2] + hours)
-    if modes["experiments"] in TERM_HOURS:  # trial-and-error runs on a reservation of their own
-        experiment_hours = float(f["gpu_hours"]) * (scenario.experiment_fraction + scenario.ablation_runs
-                                                    * scenario.ablation_run_fraction) / n_gpus
-        if modes["experiments"] != modes["pretrain"]:
-            groups["experiments"] = ("experiment_pricing", n_gpus, experiment_hours)
-    for group, (field, gpus, hours) in groups.items():
-        mode = modes[group]
+    ``share_max`` idle: the hours the estimate's commitment lines count (figures.commitments), not counted again."""
+    out = []
+    fields_of = {"pretrain": "pricing", "post_training": "post_training_pricing",
+                 "experiments": "experiment_pricing", "serving_base": "serving_pricing"}
+    for group, field in fields_of.items():
+        mode = str(np.ravel(f["stage_mode"][group])[0])
+        gpus = float(np.ravel(f["committed_gpus"][group])[0])
+        hours = float(np.ravel(f["committed_used_hours"][group])[0])
         if mode not in TERM_HOURS or gpus <= 0 or hours <= 0:
             continue
-        # the share other work is said to absorb is not idle (commitment_other_use_share)
-        idle = idle_commitment_gpu_hours(gpus, hours, mode) * (1.0 - float(scenario.commitment_other_use_share))
+        # the share other work is said to absorb is already out of the idle hours (commitment_other_use_share)
+        idle = float(np.ravel(f["idle_committed_gpu_hours"][group])[0])
         if idle > share_max * (idle + gpus * hours):
             price = float(np.ravel(f["stage_price"][group])[0])
             term_days = TERM_HOURS[mode] / 24.0 * math.ceil(hours / TERM_HOURS[mode] - 1e-9)

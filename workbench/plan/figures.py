@@ -28,7 +28,8 @@ PUBLIC = (
     "interruptions_per_day", "cluster_mtbf_hours", "checkpoint_interval_hours", "checkpoint_write_seconds",
     "checkpoint_bytes", "dataset_bytes", "pretrain_interruptions", "pretrain_days_with_overheads",
     "training_days_total", "sft_days", "preference_days", "evaluation_days", "sft_gpu_hours", "preference_gpu_hours",
-    "noisy_label_factor", "spot_wait_days", "cluster_experiment_days",
+    "noisy_label_factor", "spot_wait_days", "cluster_experiment_days", "cluster_terms", "cluster_term_hours",
+    "cluster_used_hours",
     "evaluation_gpu_hours", "staff_months", "reward_model_params", "gpu_purchase_usd", "serving_gpus",
     "serving_gpus_peak", "serving_replica_gpus", "serving_batch", "serving_batch_limit", "serving_tpot_ms",
     "serving_ttft_s", "serving_meets_targets", "serving_fits", "serving_min_replica_gpus", "serving_utilisation",
@@ -481,8 +482,7 @@ def idle_committed_gpu_hours(gpus, used_hours, term_hours, other_use_share) -> n
     used = np.asarray(used_hours, dtype=float)
     term = np.asarray(term_hours, dtype=float)
     committed = np.isfinite(term) & (used > 0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        terms = np.ceil(np.where(committed, used / np.where(committed, term, 1.0), 0.0) - 1e-9)
+    terms = np.nan_to_num(whole_terms(used, term))
     idle = np.where(committed, np.asarray(gpus, dtype=float) * np.maximum(terms * term - used, 0.0), 0.0)
     return idle * (1.0 - np.asarray(other_use_share, dtype=float))
 
@@ -508,7 +508,14 @@ def commitments(x, f) -> dict:
                                                                                         1.0), 0.0)
     # post-training and experiments bought the same other way share one commitment, one after the other
     together = (modes["post_training"] == modes["experiments"]) & ~post_same & ~experiments_same
-    return {"idle_committed_gpu_hours": {
+    post_used = post_hours + np.where(together, experiment_hours, 0.0)
+    return {"committed_used_hours": {  # wall-clock hours each commitment is used (the boundary warnings read them)
+                "pretrain": cluster_hours, "post_training": np.where(post_same, 0.0, post_used),
+                "experiments": np.where(experiments_same | together, 0.0, experiment_hours),
+                "serving_base": serving_hours},
+            "committed_gpus": {"pretrain": n_gpus, "post_training": n_gpus, "experiments": n_gpus,
+                               "serving_base": np.nan_to_num(base_gpus)},
+            "idle_committed_gpu_hours": {
         "pretrain": idle_committed_gpu_hours(n_gpus, cluster_hours, commitment_term_hours(cluster, life), share),
         "post_training": np.where(post_same, 0.0, idle_committed_gpu_hours(
             n_gpus, post_hours + np.where(together, experiment_hours, 0.0),
@@ -519,7 +526,18 @@ def commitments(x, f) -> dict:
                                                  commitment_term_hours(modes["serving_base"], life), share)},
             # the days experiments hold a committed cluster before the run (the programme's timeline places them so)
             "cluster_experiment_days": np.where(np.isfinite(commitment_term_hours(cluster, life)) & experiments_same,
-                                                experiment_hours / 24.0, 0.0)}
+                                                experiment_hours / 24.0, 0.0),
+            # the cluster's commitment as it is paid: its term [h] and the whole terms the plan holds it for
+            "cluster_term_hours": commitment_term_hours(cluster, life), "cluster_used_hours": cluster_hours,
+            "cluster_terms": whole_terms(cluster_hours, commitment_term_hours(cluster, life))}
+
+
+def whole_terms(used_hours, term_hours) -> np.ndarray:
+    """Whole terms a use of ``used_hours`` (wall-clock) holds a commitment of ``term_hours`` for; NaN where nothing is
+    committed (``term_hours`` NaN), 0 where nothing is used."""
+    used, term = np.asarray(used_hours, dtype=float), np.asarray(term_hours, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(np.isfinite(term), np.where(used > 0, np.ceil(used / term - 1e-9), 0.0), np.nan)
 
 
 def line_inputs(x, f) -> dict:

@@ -65,6 +65,11 @@ class ScenarioError(ValueError):
         field = self.field if len(self.field) <= EXCERPT_CHARS else f"{self.field[:EXCERPT_CHARS]}..."
         spec = fields_or_none()
         base = self.field.split("[")[0]
+        if reader and spec and base in spec and spec[base].type in ("choice", "provider") \
+                and isinstance(self.value, str) and len(self.value) <= EXCERPT_CHARS:
+            from ..reference.i18n import choice_label
+            label = choice_label(base, self.value, lang)  # 按量付费, not 'on_demand', for the app's reader
+            shown = f"“{label}”" if lang == "zh" and label != self.value else shown if label == self.value else label
         if lang != "zh":
             if reader and spec and base in spec:
                 text = f"{spec[base].label} {shown}: {self.problem}"

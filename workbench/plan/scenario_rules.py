@@ -154,8 +154,8 @@ def _check_combination(v: dict):
                 if modes and "on_demand" not in modes:
                     # the provider rents the GPU only another way (a reseller renting it only by the month): the way
                     # of buying is what to change; a provider renting by the hour too lists the other providers
-                    raise ScenarioError("pricing", key[1], f"{key[2]} does not rent {key[0]} {key[1].replace('_', ' ')}"
-                                        f" (on record: {', '.join(modes)})", ", ".join(modes),
+                    raise ScenarioError("pricing", key[1], f"{key[2]} rents {key[0]} only {', '.join(modes)}, "
+                                        f"not {key[1]}", ", ".join(modes),
                                         "、".join(choice_label("pricing", m, "zh") for m in modes)) from None
                 offered = prices.providers_for(key[0], key[1])
                 raise ScenarioError("provider", key[2], str(error),
@@ -192,8 +192,9 @@ def _check_stage_pricing(v: dict, gpu):
             if not _priced(*key):
                 offered = [m for m in fields()[name].choices if m != "same" and _priced(key[0], m, key[2], key[3])]
                 at = f" in {key[3]}" if key[3] else ""
-                raise ScenarioError(name, key[1], f"has no price on record for {key[0]} from provider {key[2]}{at} "
-                                    "(data/prices.csv)", ", ".join(["same", *offered]), "、".join(["same", *offered]))
+                raise ScenarioError(name, key[1], f"has no {key[1]} price on record for {key[0]} from provider "
+                                    f"{key[2]}{at} (data/prices.csv)", ", ".join(["same", *offered]),
+                                    "、".join(choice_label(name, m, "zh") for m in ["same", *offered]))
 
 
 def _check_peak_replicas(v: dict, gpu):
@@ -206,13 +207,14 @@ def _check_peak_replicas(v: dict, gpu):
         np.asarray(v["serving_months"], dtype=float))
     for sku, provider, main, base, peak, provisioning, months in {tuple(k) for k in zip(*(c.ravel() for c in columns))}:
         base = main if base == "same" else base
-        if (months > 0 and provisioning == "autoscaling" and peak == "same" and base in COMMITTED_RENTALS
+        # checked whether or not the plan serves: `workbench serve` prices the serving alone
+        if (provisioning == "autoscaling" and peak == "same" and base in COMMITTED_RENTALS
                 and provider != prices.MEDIAN and provider not in prices.providers_for(sku, "on_demand")):
             raise ScenarioError("serving_provisioning", provisioning,
-                                f"{provider} rents {sku} only {base.replace('_', ' ')}: the replicas added at the "
+                                f"{provider} rents {sku} only {base}: the replicas added at the "
                                 "peak would be rented for whole terms, which autoscaling does not save",
                                 "fixed, or a provider that rents the GPU by the hour",
-                                "fixed（固定）；或选择按小时出租该 GPU 的供应商")
+                                "固定；或选择按小时出租该 GPU 的供应商")
 
 
 #: Rented ways of buying that commit to a term (the serving peak above them is rented by the hour).

@@ -66,7 +66,7 @@ def stage_mode(run, purpose: str) -> str:
 def implicit_fleets(programme, runs, figures, frame, horizon, only=None) -> list[tuple[Fleet, list[int], str]]:
     """When the programme lists no fleet: one per (GPU, committed way of buying, what it carries) of the
     workstreams, holding as many GPUs as they hold at once, from their first month of use, for as many whole
-    terms as the GPU-hours they use."""
+    terms as the GPU-hours they use; rented by the month, one per stretch of consecutive months in use."""
     life = programme.base_scenario.useful_life_years
     names = {w.name for w in programme.workstreams}
     index_of = {w.name: i for i, w in enumerate(programme.workstreams)}
@@ -89,38 +89,61 @@ def implicit_fleets(programme, runs, figures, frame, horizon, only=None) -> list
         mine = frame[mask]
         if not len(mine):
             continue
-        if purpose != "serving":  # the clusters held at once, in any month (debug environments aside)
-            held = mine[mine["gpu_hour_class"] != "debug"].groupby(["month", "workstream"]).size().reset_index()
-            held["gpus"] = held["workstream"].map(lambda name: figures["n_gpus"][index_of[name]])
-            count = held.groupby("month")["gpus"].sum().max() if len(held) else 1
-        else:  # the base replicas' GPUs while some version is live, in the busiest month
-            live = served_share(programme, figures, members, horizon)
-            used = mine.groupby("month")["gpu_hours"].sum().reindex(range(1, horizon + 1), fill_value=0.0).to_numpy()
-            with np.errstate(invalid="ignore", divide="ignore"):
-                count = float(np.max(np.where(live > 1e-6, used / (HOURS_PER_MONTH * np.where(live > 1e-6, live, 1.0)),
-                                              0.0)))
-        start = int(mine["month"].min())
-        if purpose == "serving":  # from the moment the first version goes live, not from the start of its month
-            start = float(first_live(programme, members, figures)) + 1.0
-        term = Fleet("x", gpu, 1, mode).term(life)
-        what = {"training": "cluster", "side": "post-training and experiments"}.get(purpose, purpose.replace("_", "-"))
-        name = f"{gpu} {what}, {mode.replace('_', ' ')}"
-        while name in names:
-            name += " (fleet)"
-        count = max(1, int(math.ceil(count - 1e-6)))
-        # whole terms for the GPU-hours used, as a single run's commitment counts them (serving 12 months from
-        # mid-month is one year, not two); use past the last term is rented on demand
-        terms = max(1, math.ceil(float(mine["gpu_hours"].sum()) / (count * term * HOURS_PER_MONTH) - 1e-9))
-        if mode == "monthly":  # rented month by month: held from the first use to the last, gaps included
-            if purpose == "serving":  # from the first version's going live to the last one's end
-                windows = _live_windows(programme, members, figures)
-                span = max(b for _, b in windows) - min(a for a, _ in windows) if windows else 0.0
-            else:  # training fills whole months of the timeline
-                span = int(mine["month"].max()) - int(math.floor(start + 1e-9)) + 1
-            terms = max(terms, math.ceil(span - 1e-9))
-        out.append((Fleet(name=name, gpu=gpu, count=count, pricing=mode, start_month=start, term_months=term * terms),
-                    members, purpose))
+        parts = [mine]
+        if mode == "monthly" and purpose != "serving":
+            # rented month by month: each stretch of months in use is its own rental; a month without use is
+            # handed back (a reservation's or a purchase's term cannot be)
+            used = sorted(set(mine.loc[mine["gpu_hours"] > 0, "month"].astype(int))) or [int(mine["month"].min())]
+            stretches = [[used[0]]]
+            for month in used[1:]:
+                if month == stretches[-1][-1] + 1:
+                    stretches[-1].append(month)
+                else:
+                    stretches.append([month])
+            parts = [mine[mine["month"].between(a[0], a[-1])] for a in stretches]
+        for part in parts:
+            fleet = _implicit_fleet(programme, figures, part, gpu, mode, purpose, members, names, horizon, life,
+                                    index_of, several=len(parts) > 1)
+            names.add(fleet.name)
+            out.append((fleet, members, purpose))
     return out
+
+
+def _implicit_fleet(programme, figures, mine, gpu, mode, purpose, members, names, horizon, life, index_of,
+                    several=False) -> Fleet:
+    """One implicit fleet for the rows ``mine`` of ``members`` (see :func:`implicit_fleets`)."""
+    if purpose != "serving":  # the clusters held at once, in any month (debug environments aside)
+        held = mine[mine["gpu_hour_class"] != "debug"].groupby(["month", "workstream"]).size().reset_index()
+        held["gpus"] = held["workstream"].map(lambda name: figures["n_gpus"][index_of[name]])
+        count = held.groupby("month")["gpus"].sum().max() if len(held) else 1
+    else:  # the base replicas' GPUs while some version is live, in the busiest month
+        live = served_share(programme, figures, members, horizon)
+        used = mine.groupby("month")["gpu_hours"].sum().reindex(range(1, horizon + 1), fill_value=0.0).to_numpy()
+        with np.errstate(invalid="ignore", divide="ignore"):
+            count = float(np.max(np.where(live > 1e-6, used / (HOURS_PER_MONTH * np.where(live > 1e-6, live, 1.0)),
+                                          0.0)))
+    start = int(mine["month"].min())
+    if purpose == "serving":  # from the moment the first version goes live, not from the start of its month
+        start = float(first_live(programme, members, figures)) + 1.0
+    term = Fleet("x", gpu, 1, mode).term(life)
+    what = {"training": "cluster", "side": "post-training and experiments"}.get(purpose, purpose.replace("_", "-"))
+    name = f"{gpu} {what}, {mode.replace('_', ' ')}"
+    if several:
+        name += f", months {int(mine['month'].min())}-{int(mine['month'].max())}"
+    while name in names:
+        name += " (fleet)"
+    count = max(1, int(math.ceil(count - 1e-6)))
+    # whole terms for the GPU-hours used, as a single run's commitment counts them (serving 12 months from
+    # mid-month is one year, not two); use past the last term is rented on demand
+    terms = max(1, math.ceil(float(mine["gpu_hours"].sum()) / (count * term * HOURS_PER_MONTH) - 1e-9))
+    if mode == "monthly":  # rented month by month: held through the stretch of months it is used
+        if purpose == "serving":  # from the first version's going live to the last one's end
+            windows = _live_windows(programme, members, figures)
+            span = max(b for _, b in windows) - min(a for a, _ in windows) if windows else 0.0
+        else:  # training fills whole months of the timeline
+            span = int(mine["month"].max()) - int(math.floor(start + 1e-9)) + 1
+        terms = max(terms, math.ceil(span - 1e-9))
+    return Fleet(name=name, gpu=gpu, count=count, pricing=mode, start_month=start, term_months=term * terms)
 
 
 def _live_windows(programme, members, figures) -> list[tuple[float, float]]:
@@ -260,6 +283,7 @@ def apply(programme, runs, figures, frame: pd.DataFrame, horizon: int, cut: int 
         _running_follows_owner(programme, runs, frame, cost, names, purpose, gpu, owned_share, carried, demand,
                                eligible, out)
         remaining = demand - carried["hours"]
+        _monthly_beyond_fleets(programme, runs, figures, frame.loc[on], gpu, index_of, remaining, out)
         over = (remaining > 1e-6) & (np.arange(1, horizon + 1) <= cut)
         if over.any():
             out["warnings"].append(("tw_fleet_overflow", {"gpu": gpu, "month": int(np.argmax(over)) + 1,
@@ -326,6 +350,33 @@ def _carry(programme, mine, runs, figures, demand, horizon, cut, share, implicit
             out["warnings"].append(("tw_fleet_idle", {"name": fleet.name, "share": 1 - used / in_horizon,
                                                       "amount_usd": idle_usd}))
     return carried
+
+
+def _monthly_beyond_fleets(programme, runs, figures, rows: pd.DataFrame, gpu, index_of, remaining, out) -> None:
+    """Work the listed fleets do not hold is bought as its workstream buys it, on demand where that committed; a
+    provider that rents the GPU only by the month has no hourly price, so each month of such work holds its
+    workstreams' clusters for the whole month: the rest of it is a line of idle rented capacity."""
+    from ..reference.prices import price_per_gpu_hour, providers_for
+    base = programme.base_scenario
+    if base.provider in providers_for(gpu, "on_demand") or not (remaining > 1e-6).any():
+        return
+    monthly = {w for w in set(rows["workstream"]) if stage_mode(runs[index_of[w]], "training") == "monthly"}
+    if not monthly:
+        return
+    try:
+        price = float(np.ravel(price_per_gpu_hour(gpu, "monthly", base.provider, base.region or "",
+                                                  base.cny_per_usd)[0])[0])
+    except (ScenarioError, KeyError, ValueError):
+        return
+    mine = rows[rows["workstream"].isin(monthly) & (rows["gpu_hour_class"] != "debug") & (rows["gpu_hours"] > 0)]
+    for month, names in mine.groupby("month")["workstream"]:
+        left = float(remaining[int(month) - 1]) if int(month) <= len(remaining) else 0.0
+        if left <= 1e-6:
+            continue
+        held = sum(float(figures["n_gpus"][index_of[name]]) for name in set(names))
+        fleet = Fleet(name=f"{gpu} rented by the month beyond the fleets", gpu=gpu, count=max(1, int(held)),
+                      pricing="monthly", start_month=int(month), term_months=1)
+        _idle_rows(out["rows"], fleet, int(month), max(held * HOURS_PER_MONTH - left, 0.0), price, None)
 
 
 def _idle_rows(rows, fleet, month, idle, price, owned) -> None:

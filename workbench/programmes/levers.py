@@ -45,14 +45,15 @@ COLUMNS = ("lever", "name", "name_zh", "changes", "applicable", "saving_usd", "r
 CONDITIONS = ("pretrains", "cloud", "not_spot", "on_demand", "not_reserved", "has_fp8", "not_fp8", "serving", "fixed", "serving_bf16",
               "no_prefix_cache", "checkpoint_interval_hours", "catalogue_price", "experiments", "experiments_not_spot",
               "logs_above_sampled", "above_average", "checkpoints_above", "preference_labels", "full_sft", "committed",
-              "dearer_region")
+              "dearer_region", "spills_a_term")
 
 
 @cached
 def lever_table() -> pd.DataFrame:
     """``data/levers.csv``: lever, name (and name_zh), changes, risk_off, applies_when, risk (and risk_zh), source;
     every change names a
-    scenario field and a value (``x`` and a factor, ``optimum``, ``average`` or a value the field allows), every
+    scenario field and a value (``x`` and a factor, ``optimum``, ``average``, ``cheapest``, ``kept``,
+    ``fewer_terms`` or a value the field allows), every
     condition is one of :data:`CONDITIONS`."""
     frame = read_table("levers.csv", required=("lever", "name", "name_zh", "changes", "risk", "risk_zh", "source"),
                        key="lever")
@@ -66,7 +67,7 @@ def lever_table() -> pd.DataFrame:
                 try:
                     if value.startswith("x"):
                         float(value[1:])
-                    elif value not in ("optimum", "average", "cheapest", "kept"):
+                    elif value not in ("optimum", "average", "cheapest", "kept", "fewer_terms"):
                         Scenario(**{name: _typed(spec[name], value)})
                 except (ValueError, ScenarioError) as error:
                     raise DataFileError(path, f"{item!r}: {error}", number, column) from None
@@ -77,8 +78,9 @@ def lever_table() -> pd.DataFrame:
     return frame
 
 
-def _conditions(scenario: Scenario) -> dict:
-    """The conditions ``applies_when`` may name -> (holds, the reason it does not)."""
+def _conditions(scenario: Scenario, details: dict | None = None) -> dict:
+    """The conditions ``applies_when`` may name -> (holds, the reason it does not); ``details``: the scenario's
+    estimate's, for the conditions on its figures (a programme has none: its terms are its fleets')."""
     from ..reference import catalog
     serving = scenario.serving_months > 0
     # the mode a stage is bought in: its own field, or the cluster's where it is "same"
@@ -117,7 +119,37 @@ def _conditions(scenario: Scenario) -> dict:
         "checkpoints_above": (scenario.checkpoints_kept_hot > 1 or scenario.checkpoints_kept_object > 3,
                               Message("wn_few_checkpoints")),
         "dearer_region": _dearer_region(scenario),
+        "spills_a_term": _spills_a_term(scenario, details),
     }
+
+
+def _spills_a_term(scenario: Scenario, details: dict | None) -> tuple:
+    """Whether the cluster, rented for whole terms (months, years), holds one term more than a larger cluster
+    would: two terms or more, the last one partly idle."""
+    if details is None:
+        return False, Message("wn_programme_terms")
+    if scenario.pricing not in ("monthly", "reserved_1y", "reserved_3y"):
+        return False, Message("wn_not_rented_term", mode=scenario.pricing)
+    terms = float(np.ravel(details["cluster_terms"])[0])
+    if not terms >= 2:
+        return False, Message("wn_one_term", mode=scenario.pricing)
+    return True, None
+
+
+def _fewer_terms(scenario: Scenario, details: dict, n_gpus: float) -> int:
+    """The smallest cluster, in whole servers (``gpus_per_node``), that runs the plan in one whole term fewer than
+    it holds now: the GPU-hours it uses over (terms - 1) terms, then a server more while a larger cluster's lower
+    efficiency still spills (at most 16 tries)."""
+    from ..plan.estimate import estimate
+    terms, term = float(np.ravel(details["cluster_terms"])[0]), float(np.ravel(details["cluster_term_hours"])[0])
+    used = float(np.ravel(details["cluster_used_hours"])[0]) * n_gpus
+    per = int(scenario.gpus_per_node)
+    n = int(math.ceil(used / ((terms - 1) * term) / per - 1e-9)) * per
+    for _ in range(16):
+        if float(np.ravel(estimate(scenario.replace(n_gpus=n)).details["cluster_terms"])[0]) <= terms - 1:
+            break
+        n += per
+    return n
 
 
 def cheapest_region(scenario: Scenario) -> str:
@@ -163,6 +195,8 @@ def _changes(text: str, scenario: Scenario, details: dict, headline: dict) -> di
             out[name] = cheapest_region(scenario)
         elif value == "kept":  # where it is now: the data stays in the region the plan has it in
             out[name] = getattr(scenario, name) or scenario.region
+        elif value == "fewer_terms":  # a cluster that finishes within one whole rented term fewer
+            out[name] = _fewer_terms(scenario, details, float(headline["n_gpus"]))
         elif value == "average":  # capacity for the mean traffic: 1 / peak_to_average of the peak's
             out[name] = max(spec[name].min, 1.0 / float(scenario.peak_to_average))
         elif value.startswith("x"):
@@ -208,7 +242,7 @@ def levers(plan=None) -> pd.DataFrame:
     if base.n_gpus is None:
         pinned = {"n_gpus": int(round(float(first.n_gpus)))}
         base = base.replace(**pinned)
-    conditions = _conditions(base)
+    conditions = _conditions(base, first.details)
     rows, variants, twins = [], [], []
     for lever in lever_table().itertuples():
         wanted = [c for c in str(lever.applies_when or "").split(";") if c]

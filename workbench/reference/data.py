@@ -123,6 +123,8 @@ def read_table(name: str, *, numeric=(), required=(), key=None, bounds=None, cho
                         shown = ", ".join(sorted(allowed)[:12]) + (", ..." if len(allowed) > 12 else "")
                         raise DataFileError(path, f"{value!r} is not one of the allowed values ({shown})",
                                             row_number, column)
+                    # kept as checked: 'monthly ' passed the check and then matched no lookup of 'monthly'
+                    record[column] = value
                 for column in normalised:
                     if record[column] != record[column].strip().lower():
                         raise DataFileError(path, f"{record[column]!r} must be lower case without surrounding "

@@ -380,6 +380,8 @@ TEXT = {
                          "accelerator, {default}: add price_per_gpu_hour=... to the link to plan on {gpu}",
                          "gpu={gpu} 无法按链接计价（{reason}），因此链接以默认加速卡 {default} 打开："
                          "在链接中加入 price_per_gpu_hour=... 即可按 {gpu} 规划"),
+    "pricing_followed": ("Pricing mode set to {mode}: {provider} rents {gpu} only that way on record",
+                         "计费方式已改为“{mode}”：{provider} 只以这种方式出租 {gpu}（据现有记录）"),
     "stale": ("The figures, the link and the downloads are for the last valid inputs (greyed): correct {field} "
               "to update them",
               "图表、数字、链接与下载内容对应上一次有效的输入（已变灰）：请更正“{field}”以更新"),
@@ -486,12 +488,13 @@ _PROBLEM_PATTERNS_ZH = (
     (r"no price on record for (\S+); set price_per_gpu_hour", "没有 {0} 的价格记录；请填写每 GPU 小时价格（price_per_gpu_hour）"),
     (r"no (\S+) price from '(.+)' for (\S+) \(on record: (.*)\); set price_per_gpu_hour or provider=median",
      "供应商 {1} 没有 {2} 的 {0} 价格（已有记录：{3}）；请填写每 GPU 小时价格，或选择供应商“各供应商典型价”"),
+    (r"no (\S+) price from '(.+)' for (\S+) \(on record: (.*)\); set price_per_gpu_hour",
+     "供应商 {1} 没有 {2} 的 {0} 价格（已有记录：{3}）；请填写每 GPU 小时价格"),
     (r"no typical monthly price: no provider lists one beside its on-demand price; choose a provider that rents "
      r"(\S+) monthly \(on record: (.*)\) or set price_per_gpu_hour",
      "没有包月的典型价格：没有供应商同时列出包月和按量价格；请选择按月出租 {0} 的供应商（已有记录：{1}），或填写每 GPU 小时价格"),
-    (r"(\S+) does not rent (\S+) on demand \(on record: (.*)\)", "{0} 不按量出租 {1}（已有记录：{2}）；请改选其计费方式"),
-    (r"(\S+) does not rent (\S+) (.+) \(on record: (.*)\)", "{0} 不以“{2}”方式出租 {1}（已有记录：{3}）"),
-    (r"(\S+) rents (\S+) only (.+): the replicas added at the peak would be rented for whole terms, which "
+    (r"(\S+) rents (\S+) only (.+), not (\S+)", "{0} 只以“{2}”方式出租 {1}，不提供“{3}”；请改选计费方式"),
+    (r"(\S+) rents (\S+) only (\S+): the replicas added at the peak would be rented for whole terms, which "
      r"autoscaling does not save", "{0} 只以“{2}”方式出租 {1}：高峰时增加的副本也要按整个周期租用，自动扩容省不下钱"),
     (r"no (\S+) price from (\S+) for (\S+) in region '(.+)' \(its regions on record: (.*)\)",
      "供应商 {1} 在地域 {3} 没有 {2} 的 {0} 价格（有记录的地域：{4}）"),
@@ -501,10 +504,10 @@ _PROBLEM_PATTERNS_ZH = (
      "需要先选择供应商：跨地域流量按供应商两个地域之间的价格计费"),
     (r"is not a region on record \(data/prices.csv, data/region_prices.csv\)",
      "不是有记录的地域（data/prices.csv、data/region_prices.csv）"),
-    (r"has no price on record for (\S+) from provider (\S+) in (\S+) \(data/prices.csv\)",
-     "供应商 {1} 在地域 {2} 没有 {0} 的价格记录（data/prices.csv）"),
-    (r"has no price on record for (\S+) from provider (\S+) \(data/prices.csv\)",
-     "供应商 {1} 没有 {0} 的价格记录（data/prices.csv）"),
+    (r"has no (\S+) price on record for (\S+) from provider (\S+) in (\S+) \(data/prices.csv\)",
+     "供应商 {2} 在地域 {3} 没有 {1} 的“{0}”价格记录（data/prices.csv）"),
+    (r"has no (\S+) price on record for (\S+) from provider (\S+) \(data/prices.csv\)",
+     "供应商 {2} 没有 {1} 的“{0}”价格记录（data/prices.csv）"),
     (r"is not a region of (\S+) on record \(data/regions.csv\)", "不是 {0} 有记录的地域（data/regions.csv）"),
     (r"needs a provider: the typical price is no region's", "需要先选择供应商：典型价格不属于任何地域"),
     (r"no purchase price on record for (\S+) \(data/hardware_prices.csv\); give one for self_hosted pricing",
@@ -523,6 +526,14 @@ _PROBLEM_PATTERNS_ZH = (
 )
 
 
+def _named_zh(text: str) -> str:
+    """A provider id or pricing mode (or a list of them, ``a, b``) by its Chinese name; other text as it is."""
+    names = {**{k: v[1] for k, v in CHOICE_LABELS["provider"].items()},
+             **{k: v[1] for k, v in CHOICE_LABELS["pricing"].items() if k != "same"}}
+    parts = text.split(", ")
+    return "、".join(names[p] for p in parts) if all(p in names for p in parts) else text
+
+
 def problem_zh(problem: str) -> str:
     """The Chinese text of a validation problem, or the English one when there is no translation."""
     if problem in PROBLEMS_ZH:
@@ -530,7 +541,8 @@ def problem_zh(problem: str) -> str:
     for pattern, text in _PROBLEM_PATTERNS_ZH:
         match = re.fullmatch(pattern, problem)
         if match:
-            groups = [problem_zh(g) for g in match.groups()]  # a problem inside another is translated too
+            # a problem inside another is translated too; a provider or a pricing mode read by its name
+            groups = [_named_zh(problem_zh(g)) for g in match.groups()]
             return text.format(*groups).replace(" GPUs", " 块 GPU")
     for prefix, text in _PROBLEM_PREFIXES_ZH:
         if problem.startswith(prefix):
@@ -544,8 +556,8 @@ def problem_zh(problem: str) -> str:
 CHOICE_LABELS = {
     "provider": {"median": ("typical across providers", "各供应商典型价"), "aliyun": ("Alibaba Cloud", "阿里云"),
                  "aws": ("AWS", "亚马逊云科技 AWS"),
-                 "ctyun": ("China Telecom Cloud (a provincial branch's price list)", "天翼云（省分公司行情）"),
-                 "omniyq": ("OmniYQ (a server rental reseller)", "云擎天下（算力租赁商）"), "azure": ("Microsoft Azure", "微软 Azure"),
+                 "ctyun": ("China Telecom Cloud (bulletin)", "天翼云（省分公司行情）"),
+                 "omniyq": ("OmniYQ (reseller)", "云擎天下（算力租赁商）"), "azure": ("Microsoft Azure", "微软 Azure"),
                  "gcp": ("Google Cloud", "谷歌云 Google Cloud"), "akash": ("Akash", "Akash"),
                  "hyperstack": ("Hyperstack", "Hyperstack"), "lambda": ("Lambda", "Lambda"), "nebius": ("Nebius", "Nebius"),
                  "paperspace": ("Paperspace", "Paperspace"), "vast": ("Vast.ai", "Vast.ai"),

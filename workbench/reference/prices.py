@@ -82,6 +82,25 @@ def prices() -> pd.DataFrame:
             raise DataFileError(path, f"{price:g} {currency} is out of range: no cloud lists a GPU-hour above "
                                 f"{CURRENCIES[currency]:,.0f} {currency} (a node's price?)", row_number,
                                 "price_per_gpu_hour")
+    for row_number, (mode, basis, price, currency, gpus) in enumerate(zip(
+            table["mode"], table["basis"].fillna(""), table["price_per_gpu_hour"], table["currency"],
+            table["gpus_per_instance"]), start=2):
+        if mode != "monthly":
+            continue
+        # a monthly rent is quoted per server and month: the row keeps it in its basis and its price per GPU-hour
+        # must give it back (a month's rent typed as the hourly price would multiply the bill by 730)
+        quoted = re.match(r"listed: ([\d,]+(?:\.\d+)?) (CNY|USD) per (\d+)-GPU server-month\b", str(basis))
+        if not quoted:
+            raise DataFileError(path, f"{str(basis)[:60]!r} does not quote the monthly rent (allowed: 'listed: 70,000 "
+                                "CNY per 8-GPU server-month (...) / 8 GPUs / 730.5 h')", row_number, "basis")
+        rent, gpus_quoted = float(quoted[1].replace(",", "")), int(quoted[3])
+        if quoted[2] != currency or not np.isfinite(gpus) or int(gpus) != gpus_quoted:
+            raise DataFileError(path, f"the basis quotes {quoted[2]} per {gpus_quoted}-GPU server; the row says "
+                                f"{currency}, {gpus:g} GPUs per instance", row_number, "currency")
+        if abs(price * HOURS_PER_MONTH * gpus_quoted / rent - 1) > 1e-5:
+            raise DataFileError(path, f"{price:g} {currency}/GPU-h is not the quoted rent {rent:,.0f} {currency} / "
+                                f"{gpus_quoted} GPUs / {HOURS_PER_MONTH:g} h = {rent / gpus_quoted / HOURS_PER_MONTH:.8g}",
+                                row_number, "price_per_gpu_hour")
     for row_number, count in enumerate(table["gpus_per_instance"], start=2):
         if np.isfinite(count) and count != int(count):
             raise DataFileError(path, f"{count:g} is not a whole number of GPUs", row_number, "gpus_per_instance")
@@ -280,8 +299,10 @@ def lookup(sku: str, mode: str = "on_demand", provider: str = MEDIAN, region: st
     offered = rows[(rows["provider"] == provider) & (rows["mode"] == mode)]
     if offered.empty:
         have = ", ".join(sorted({f"{p}/{m}" for p, m in zip(rows["provider"], rows["mode"])})) or "none"
+        typical = (rows["mode"] == "on_demand").any() and np.isfinite(mode_ratios()[mode])
         raise PriceNotFoundError(f"no {mode} price from {str(provider)[:40]!r} for {sku} (on record: {have}); "
-                                 "set price_per_gpu_hour or provider=median")
+                                 + ("set price_per_gpu_hour or provider=median" if typical else
+                                    "set price_per_gpu_hour"))
     if region:
         row = offered[offered["region"] == region]
         if row.empty:

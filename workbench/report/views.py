@@ -6,6 +6,7 @@ frames as they are.
 """
 from __future__ import annotations
 
+import datetime
 import re
 
 import numpy as np
@@ -321,6 +322,18 @@ def hourly(value: float, currency: str, lang: str = "en") -> str:
     return f"{value:,.2f} {currency}"
 
 
+def age_months(as_of: str, today: datetime.date | None = None) -> int | None:
+    """Whole months from a date written ``YYYY-MM-DD`` or ``YYYY-MM`` to ``today``; None for another form."""
+    match = re.fullmatch(r"(\d{4})-(\d{2})(?:-(\d{2}))?", str(as_of))
+    if not match:
+        return None
+    today = today or datetime.date.today()
+    months = (today.year - int(match[1])) * 12 + today.month - int(match[2])
+    if match[3] and today.day < int(match[3]):
+        months -= 1
+    return max(months, 0)
+
+
 def server_month(price_per_gpu_hour: float, currency: str, gpus, lang: str = "en") -> str:
     """A monthly rent as its provider quotes it: per server (``gpus`` GPUs, else per GPU) and month of 730.5 h."""
     gpus = int(gpus) if gpus == gpus and gpus else 1  # NaN or 0: per GPU
@@ -328,6 +341,52 @@ def server_month(price_per_gpu_hour: float, currency: str, gpus, lang: str = "en
     if lang == "zh":
         return f"{amount}/{str(gpus) + ' 卡服务器' if gpus > 1 else '卡'}·月"
     return f"{amount} per {f'{gpus}-GPU server' if gpus > 1 else 'GPU'}-month"
+
+
+#: Rented ways of buying a cluster for a term, and the words for their term.
+_TERMS = {"monthly": (("month", "months"), "个月"), "reserved_1y": (("year", "years"), "年"),
+          "reserved_3y": (("3-year term", "3-year terms"), "个 3 年期")}
+
+
+def commitment_line(est: Estimate, currency: str = "USD", lang: str = "en") -> str:
+    """What a cluster rented for a term is paid, as a bill reads (empty for one bought by the hour or owned):
+    ``168 GPUs (21 servers of 8) x 2 months = 2,944,178 CNY, of which 1,197,243 CNY idle``. The GPU time and the idle
+    lines of the estimate, added up; a count of GPUs that is not whole servers is said."""
+    s, d = est.scenario, est.details
+    if s.pricing not in _TERMS or s.price_per_gpu_hour is not None and s.pricing != "monthly":
+        return ""
+    terms, term_hours = float(d["cluster_terms"]), float(d["cluster_term_hours"])
+    if not (np.isfinite(terms) and terms > 0):
+        return ""
+    zh, n = lang == "zh", float(est.n_gpus)
+    to = rate(est, currency)
+    rent = n * terms * term_hours * float(d["price_per_gpu_hour"]) * to
+    cluster = est.lines[(est.lines["item"] == "idle committed capacity") & est.lines["stage"].isin(("pretrain", "sft"))]
+    idle = float(cluster["cost_usd"].sum()) * to
+    idle_hours = float(cluster["quantity"].sum())
+    per = 0
+    if s.pricing == "monthly" and s.price_per_gpu_hour is None:
+        row = prices.offers(s.gpu, "monthly", s.cny_per_usd)
+        row = row[row["provider"] == s.provider]
+        per = int(row["gpus_per_instance"].iloc[0]) if len(row) and row["gpus_per_instance"].iloc[0] > 0 else 0
+    servers = n / per if per else 0.0
+    count = f"{terms:,.0f}"
+    if zh:
+        head = {"monthly": "包月租用", "reserved_1y": "包年（1 年期）", "reserved_3y": "包年（3 年期）"}[s.pricing]
+        text = (f"{head}：{n:,.0f} 块 GPU" + (f"（{servers:,.4g} 台 {per} 卡服务器）" if per else "")
+                + f" × {count} {_TERMS[s.pricing][1]} = {money(rent, currency, lang)}，其中闲置 {money(idle, currency, lang)}"
+                f"（{idle_hours:,.0f} GPU 小时，整期付费中未用完的部分）")
+        if per and servers != int(servers):
+            text += f"；{n:,.0f} 块 GPU 不是整台服务器：按台计租，请取 {per} 的倍数"
+        return text
+    word = _TERMS[s.pricing][0][0 if terms == 1 else 1]
+    head = {"monthly": "Rented by the month", "reserved_1y": "Reserved for a year", "reserved_3y": "Reserved for 3 years"}
+    text = (f"{head[s.pricing]}: {n:,.0f} GPUs" + (f" ({servers:,.4g} servers of {per})" if per else "")
+            + f" x {count} {word} = {money(rent, currency, lang)}, of which {money(idle, currency, lang)} idle "
+            f"({idle_hours:,.0f} GPU-h of the terms paid and not used)")
+    if per and servers != int(servers):
+        text += f"; {n:,.0f} GPUs are not whole servers: the rent is per server, take a multiple of {per}"
+    return text
 
 
 def gpu_offers(est: Estimate, currency: str = "USD", lang: str = "en", limit: int = 12) -> pd.DataFrame:
@@ -386,5 +445,8 @@ def price_line(est: Estimate, currency: str = "USD", lang: str = "en") -> tuple[
                 text = f"{server_month(quote.price, quote.currency, row['gpus_per_instance'].iloc[0], lang)} = {text}"
         if quote.as_of:
             date = ("无日期" if zh else "undated") if quote.as_of == "undated" else quote.as_of
+            months = age_months(quote.as_of)
+            if months is not None and months >= 1:  # a price's age, which its date alone leaves to arithmetic
+                date += f"（{months} 个月前）" if zh else f" ({months} months old)"
             whose += f" · {date} · {CONFIDENCE_LABELS.get(quote.confidence, (quote.confidence,) * 2)[1 if zh else 0]}"
     return f"{text} · {whose}", str(d["price_source"])
