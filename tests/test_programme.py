@@ -493,3 +493,17 @@ def test_fleets_from_the_attacking_helper():
         p.replace(fleets=(Fleet(name="f", gpu="H100", count=1, term_months=1),))
     assert p.replace(fleets=(Fleet(name="f", gpu="MI300X", count=8, pricing="self_hosted"),)).fleets[0].gpu == "MI300X"
     assert workbench.estimate(pfs_throughput_gb_per_s=0.1).total_cost_usd == workbench.estimate().total_cost_usd
+
+
+def test_two_identical_workstreams_each_pay_their_training():
+    """From the attack on issue 33: a second workstream identical to the first (same scenario, a later start) lost
+    its pre-training silently: the two were priced as one scenario, whose lines went to the first only."""
+    base = dict(provider="aws", gpu="H100", pricing="on_demand", params=7e9, tokens=3e11, n_gpus=64)
+    W = pg.Workstream
+    p = pg.Programme(name="twice", horizon_months=12, base=base, workstreams=(
+        W("a", stages=("pretrain",)), W("b", stages=("pretrain",), start_month=7)))
+    lines = timeline.evaluate(p).lines
+    hours = lines[lines["stage"] == "pretrain"].groupby("workstream")["gpu_hours"].sum()
+    assert hours["a"] > 20_000 and hours["b"] == pytest.approx(hours["a"], rel=1e-12)
+    alone = timeline.evaluate(p.replace(workstreams=p.workstreams[:1])).total_cost_usd
+    assert timeline.evaluate(p).total_cost_usd > 1.8 * alone  # programme staff and storage are shared

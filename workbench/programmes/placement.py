@@ -107,6 +107,11 @@ def _concatenated(scenarios: list[Scenario], lengths: list[int]) -> list[tuple[l
                 values[name] = np.concatenate([np.broadcast_to(np.asarray(v, dtype=object if isinstance(v, str)
                                                                           else None), (lengths[k],))
                                                for v, k in zip(column, members)])
+        total = sum(lengths[k] for k in members)
+        if total > 1 and not any(isinstance(v, np.ndarray) for v in values.values()):
+            # identical scenarios (two workstreams of one plan) are still as many batch elements: a single
+            # scenario would price the first and leave the others without their lines
+            values["params"] = np.full(total, float(values["params"]))
         out.append((members, Scenario(**values)))
     return out
 
