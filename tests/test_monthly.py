@@ -279,3 +279,45 @@ def test_a_mode_with_a_trailing_space_is_read_as_the_mode(tmp_path, monkeypatch)
     finally:
         monkeypatch.undo()
         data.reload()
+
+
+def test_debug_environments_beyond_a_monthly_fleet_rent_their_own_few_gpus_not_the_cluster_again():
+    """From the second attack: the debug environments' 1,280 GPU-h a month spilled past the implicit monthly fleet
+    and rented the whole 64-GPU cluster a second time (76,714 USD a month for 2,200 USD of work)."""
+    from workbench.programmes.programme import Fleet, Programme, Workstream
+    base = dict(pricing="monthly", provider="ctyun", gpu="H800-SXM5-80GB", n_gpus=64)
+    tl = timeline.evaluate(Programme(name="a", horizon_months=6, base=base,
+                                     workstreams=(Workstream(name="pt", stages=("pretrain",)),)))
+    beyond = tl.lines[tl.lines["workstream"].str.contains("beyond the fleets")]
+    debug = tl.lines[tl.lines["gpu_hour_class"] == "debug"]
+    assert beyond["cost_usd"].sum() < debug["cost_usd"].sum()  # a couple of GPUs' idle month, not a cluster's
+    # a listed fleet holding part of a larger cluster: the rest is rented for the month, not the whole cluster again
+    tl = timeline.evaluate(Programme(name="b", horizon_months=6, base={**base, "n_gpus": 168},
+                                     workstreams=(Workstream(name="pt", stages=("pretrain",)),),
+                                     fleets=(Fleet("F", "H800-SXM5-80GB", 64, "monthly", term_months=2),)))
+    rows = tl.lines[tl.lines["workstream"].str.contains("beyond the fleets")]
+    assert rows["gpu_hours"].sum() < 730.5  # less than one GPU-month idle, not a cluster rented again
+
+
+def test_the_commitment_line_is_the_clusters_own_and_says_what_other_work_takes():
+    """From the second attack: a post-training reservation of its own was added to the cluster's idle part (idle
+    above the rent), and the share other work takes was not said."""
+    est = estimate(Scenario(pricing="reserved_1y", post_training_pricing="reserved_3y", provider="aws", gpu="H100"))
+    text = views.commitment_line(est)
+    rent, idle = (float(x.replace(",", "")) for x in re.findall(r"= ([\d,]+) USD, of which ([\d,]+) USD idle", text)[0])
+    assert 0 < idle < rent
+    shared = views.commitment_line(estimate(Scenario(provider="ctyun", gpu="H800", pricing="monthly",
+                                                     commitment_other_use_share=0.5)), "CNY")
+    assert "= 2,940,000 CNY, of which 1,197,210 CNY idle" in shared and "the plan carries 598,605 CNY" in shared
+    typed = views.commitment_line(estimate(Scenario(pricing="reserved_1y", price_per_gpu_hour=2)))
+    assert typed.startswith("Reserved for a year: 160 GPUs x 1 year = 2,805,120 USD")  # 160 x 8,766 h x 2
+
+
+def test_the_fewer_terms_lever_says_why_when_no_larger_cluster_helps():
+    from workbench.programmes.levers import levers
+    huge = Scenario(params=1e12, tokens=1e14, n_gpus=200000, pricing="monthly", provider="ctyun", gpu="H800")
+    row = levers(huge).set_index("lever").loc["fewer_terms"]
+    assert not row["applicable"] and "finishes in fewer terms" in str(row["why_not"])
+    edge = Scenario(params=1e13, tokens=1e15, n_gpus=1000000, pricing="monthly", provider="ctyun", gpu="H800")
+    row = levers(edge).set_index("lever").loc["fewer_terms"]  # the table, not a crash
+    assert not row["applicable"] and "n_gpus" in str(row["why_not"])

@@ -236,9 +236,18 @@ def _ctyun_h800(rows):
     # hourly price multiplied the bill by 730; a USD currency on a CNY quote by 7)
     ("prices.csv", lambda r: _ctyun_h800(r).__setitem__(6, "8750"),
      r"column 'price_per_gpu_hour': 8750 CNY/GPU-h is not the quoted rent 70,000 CNY / 8 GPUs / 730.5 h"),
-    ("prices.csv", lambda r: _ctyun_h800(r).__setitem__(7, "USD"), r"column 'currency': the basis quotes CNY per 8-GPU"),
+    ("prices.csv", lambda r: _ctyun_h800(r).__setitem__(7, "USD"), r"column 'currency': the basis quotes CNY; the row says USD"),
     ("prices.csv", lambda r: _ctyun_h800(r).__setitem__(9, "listed"), r"column 'basis': 'listed' does not quote the monthly"),
-    ("prices.csv", lambda r: _ctyun_h800(r).__setitem__(4, ""), r"column 'currency': the basis quotes CNY per 8-GPU server; the row says CNY, nan"),
+    ("prices.csv", lambda r: _ctyun_h800(r).__setitem__(4, ""), r"column 'gpus_per_instance': the basis quotes a 8-GPU server; the row says nan"),
+    # from the second attack: a rent of 0 divided by zero; full-width digits and '7,0,0,0,0' passed
+    ("prices.csv", lambda r: _ctyun_h800(r).__setitem__(9, "listed: 0 CNY per 8-GPU server-month / 8 GPUs / 730.5 h"),
+     r"column 'basis': .* does not quote the monthly rent"),
+    ("prices.csv", lambda r: _ctyun_h800(r).__setitem__(9, "listed: ７0,000 CNY per 8-GPU server-month"),
+     r"column 'basis': .* does not quote the monthly rent"),
+    ("prices.csv", lambda r: _ctyun_h800(r).__setitem__(9, "listed: 7,0,0,0,0 CNY per 8-GPU server-month"),
+     r"column 'basis': .* does not quote the monthly rent"),
+    ("prices.csv", lambda r: _ctyun_h800(r).__setitem__(9, "listed: 70,000 CNY per 0-GPU server-month"),
+     r"column 'basis': .* does not quote the monthly rent"),
 ])
 def test_a_bad_price_row_is_refused_naming_its_file_row_and_column(tmp_path, monkeypatch, name, edit, message):
     monkeypatch.setenv("WORKBENCH_DATA", str(corrupt(tmp_path, name, edit)))

@@ -318,3 +318,20 @@ def test_the_pricing_the_page_chose_for_a_provider_goes_back_with_it():
     p.controls["pricing"].menu.value = "spot"
     p.controls["provider"].menu.value = "median"
     assert p.scenario.pricing == "spot"
+
+
+def test_the_readers_own_pricing_comes_back_and_a_typed_price_is_not_switched():
+    """From the second attack: reserved for a year on AWS, then 天翼云 (monthly), then AWS again came back on demand;
+    and a typed price, valid in any mode, was switched to monthly."""
+    p = Planner()
+    p.controls["pricing"].menu.value = "reserved_1y"
+    p.controls["provider"].menu.value = "aws"
+    p.controls["gpu"].menu.value = "H800-SXM5-80GB"
+    p.controls["provider"].menu.value = "ctyun"
+    assert p.scenario.pricing == "monthly"
+    p.controls["provider"].menu.value = "aws"
+    p.controls["gpu"].menu.value = "H100-SXM5-80GB"
+    assert (p.scenario.provider, p.scenario.pricing) == ("aws", "reserved_1y")
+    typed = Planner(values={"gpu": "H800-SXM5-80GB", "price_per_gpu_hour": 2.0})
+    typed.controls["provider"].menu.value = "ctyun"
+    assert typed.scenario.pricing == "on_demand" and typed.scenario.price_per_gpu_hour == 2.0

@@ -105,7 +105,7 @@ class Planner(PlannerRendering):
         self._build(in_voila)
         self._notices = list(notices)
         self._infos: list[str] = []  # what the page changed for the reader (a provider's only way of renting)
-        self._auto_pricing = None  # the pricing mode the page chose for a provider, until the reader picks one
+        self._auto_pricing = None  # (the mode the page chose for a provider, the reader's before it), until the reader picks
         self.recompute()
         if view == "programme":
             self.view_toggle.value = "programme"
@@ -305,15 +305,18 @@ class Planner(PlannerRendering):
         spec = fields()
         provider = self.values.get("provider") or spec["provider"].default
         shown = self.values.get("pricing") or spec["pricing"].default
-        wanted = spec["pricing"].default if self._auto_pricing == shown else shown
+        # the way of buying the reader chose: the one before the page's own switch, if it made one
+        wanted = self._auto_pricing[1] if self._auto_pricing and self._auto_pricing[0] == shown else shown
         self._auto_pricing = None
+        if self.values.get("price_per_gpu_hour") is not None:
+            wanted = shown  # a typed price stands for every way of buying: nothing to follow
         try:
             gpu = resolve_gpu(str(self.values.get("gpu") or spec["gpu"].default))
         except UnknownGpuError:
             return
-        usual = prices.usual_mode(gpu, provider, wanted)
+        usual = prices.usual_mode(gpu, provider, wanted) if self.values.get("price_per_gpu_hour") is None else wanted
         if usual != wanted:
-            self._auto_pricing = usual
+            self._auto_pricing = (usual, wanted)
             self._infos.append(t("pricing_followed", self.lang).format(
                 mode=choice_label("pricing", usual, self.lang), provider=choice_label("provider", provider, self.lang),
                 gpu=gpu))

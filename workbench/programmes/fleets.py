@@ -129,7 +129,8 @@ def _implicit_fleet(programme, figures, mine, gpu, mode, purpose, members, names
     what = {"training": "cluster", "side": "post-training and experiments"}.get(purpose, purpose.replace("_", "-"))
     name = f"{gpu} {what}, {mode.replace('_', ' ')}"
     if several:
-        name += f", months {int(mine['month'].min())}-{int(mine['month'].max())}"
+        first, last = int(mine["month"].min()), int(mine["month"].max())
+        name += f", month {first}" if first == last else f", months {first}-{last}"
     while name in names:
         name += " (fleet)"
     count = max(1, int(math.ceil(count - 1e-6)))
@@ -283,7 +284,8 @@ def apply(programme, runs, figures, frame: pd.DataFrame, horizon: int, cut: int 
         _running_follows_owner(programme, runs, frame, cost, names, purpose, gpu, owned_share, carried, demand,
                                eligible, out)
         remaining = demand - carried["hours"]
-        _monthly_beyond_fleets(programme, runs, figures, frame.loc[on], gpu, index_of, remaining, out)
+        _monthly_beyond_fleets(programme, runs, figures, frame.loc[on], gpu, index_of, remaining,
+                               carried["capacity"], out)
         over = (remaining > 1e-6) & (np.arange(1, horizon + 1) <= cut)
         if over.any():
             out["warnings"].append(("tw_fleet_overflow", {"gpu": gpu, "month": int(np.argmax(over)) + 1,
@@ -302,7 +304,8 @@ def _carry(programme, mine, runs, figures, demand, horizon, cut, share, implicit
     months = np.arange(1, horizon + 1)
     inside = months <= cut
     remaining = demand.copy()
-    carried = {"hours": np.zeros(horizon), "usd": np.zeros(horizon), "owned_hours": np.zeros(horizon)}
+    carried = {"hours": np.zeros(horizon), "usd": np.zeros(horizon), "owned_hours": np.zeros(horizon),
+               "capacity": np.zeros(horizon)}
     for fleet, fleet_members in mine:
         term = fleet.term(life)
         price = fleet_price(programme, fleet, runs, figures, fleet_members)
@@ -310,6 +313,7 @@ def _carry(programme, mine, runs, figures, demand, horizon, cut, share, implicit
         covered = np.minimum(capacity, remaining)
         remaining -= covered
         carried["hours"] += covered
+        carried["capacity"] += capacity
         carried["usd"] += covered * price
         idle = (capacity - covered) * (1.0 - share)
         owned = _owned_running(programme, fleet.gpu) if fleet.pricing == "self_hosted" else None
@@ -352,10 +356,12 @@ def _carry(programme, mine, runs, figures, demand, horizon, cut, share, implicit
     return carried
 
 
-def _monthly_beyond_fleets(programme, runs, figures, rows: pd.DataFrame, gpu, index_of, remaining, out) -> None:
-    """Work the listed fleets do not hold is bought as its workstream buys it, on demand where that committed; a
-    provider that rents the GPU only by the month has no hourly price, so each month of such work holds its
-    workstreams' clusters for the whole month: the rest of it is a line of idle rented capacity."""
+def _monthly_beyond_fleets(programme, runs, figures, rows: pd.DataFrame, gpu, index_of, remaining, capacity,
+                           out) -> None:
+    """Work the fleets do not hold is bought as its workstream buys it, on demand where that committed; a provider
+    that rents the GPU only by the month has no hourly price, so such work holds GPUs for the whole month: as many
+    as its workstreams' clusters hold beyond the fleets' GPUs that month, and at least enough for its hours (a
+    debug environment's few GPUs); the rest of the month is a line of idle rented capacity."""
     from ..reference.prices import price_per_gpu_hour, providers_for
     base = programme.base_scenario
     if base.provider in providers_for(gpu, "on_demand") or not (remaining > 1e-6).any():
@@ -368,15 +374,19 @@ def _monthly_beyond_fleets(programme, runs, figures, rows: pd.DataFrame, gpu, in
                                                   base.cny_per_usd)[0])[0])
     except (ScenarioError, KeyError, ValueError):
         return
-    mine = rows[rows["workstream"].isin(monthly) & (rows["gpu_hour_class"] != "debug") & (rows["gpu_hours"] > 0)]
-    for month, names in mine.groupby("month")["workstream"]:
-        left = float(remaining[int(month) - 1]) if int(month) <= len(remaining) else 0.0
+    mine = rows[rows["workstream"].isin(monthly) & (rows["gpu_hours"] > 0)]
+    for month, part in mine.groupby("month"):
+        m = int(month) - 1
+        left = float(remaining[m]) if m < len(remaining) else 0.0
         if left <= 1e-6:
             continue
-        held = sum(float(figures["n_gpus"][index_of[name]]) for name in set(names))
-        fleet = Fleet(name=f"{gpu} rented by the month beyond the fleets", gpu=gpu, count=max(1, int(held)),
+        clusters = set(part.loc[part["gpu_hour_class"] != "debug", "workstream"])
+        held = sum(float(figures["n_gpus"][index_of[name]]) for name in clusters)
+        on_fleets = float(capacity[m]) / HOURS_PER_MONTH if m < len(capacity) else 0.0
+        gpus = max(math.ceil(left / HOURS_PER_MONTH - 1e-9), math.ceil(held - on_fleets - 1e-9))
+        fleet = Fleet(name=f"{gpu} rented by the month beyond the fleets", gpu=gpu, count=max(1, gpus),
                       pricing="monthly", start_month=int(month), term_months=1)
-        _idle_rows(out["rows"], fleet, int(month), max(held * HOURS_PER_MONTH - left, 0.0), price, None)
+        _idle_rows(out["rows"], fleet, int(month), max(gpus * HOURS_PER_MONTH - left, 0.0), price, None)
 
 
 def _idle_rows(rows, fleet, month, idle, price, owned) -> None:

@@ -136,6 +136,14 @@ def _spills_a_term(scenario: Scenario, details: dict | None) -> tuple:
     return True, None
 
 
+class _NotApplicable(Exception):
+    """A lever whose change this scenario cannot take, with the reason (a :class:`Message`)."""
+
+    def __init__(self, message):
+        super().__init__(str(message))
+        self.message = message
+
+
 def _fewer_terms(scenario: Scenario, details: dict, n_gpus: float) -> int:
     """The smallest cluster, in whole servers (``gpus_per_node``), that runs the plan in one whole term fewer than
     it holds now: the GPU-hours it uses over (terms - 1) terms, then a server more while a larger cluster's lower
@@ -146,10 +154,14 @@ def _fewer_terms(scenario: Scenario, details: dict, n_gpus: float) -> int:
     per = int(scenario.gpus_per_node)
     n = int(math.ceil(used / ((terms - 1) * term) / per - 1e-9)) * per
     for _ in range(16):
-        if float(np.ravel(estimate(scenario.replace(n_gpus=n)).details["cluster_terms"])[0]) <= terms - 1:
-            break
+        try:
+            if float(np.ravel(estimate(scenario.replace(n_gpus=n)).details["cluster_terms"])[0]) <= terms - 1:
+                return n
+        except ScenarioError as error:  # a cluster past the field's range, or one the layout cannot hold
+            raise _NotApplicable(Refusal(error)) from None
         n += per
-    return n
+    # a larger cluster is less efficient: past some size it no longer finishes sooner
+    raise _NotApplicable(Message("wn_no_fewer_terms", gpus=n))
 
 
 def cheapest_region(scenario: Scenario) -> str:
@@ -260,7 +272,12 @@ def levers(plan=None) -> pd.DataFrame:
             rows.append({**row, "changes": lever.changes, "applicable": False, "why_not": failing[0], "applied": {},
                          "crosses": []})
             continue
-        changes = _changes(lever.changes, base, first.details, headline)
+        try:
+            changes = _changes(lever.changes, base, first.details, headline)
+        except _NotApplicable as reason:
+            rows.append({**row, "changes": lever.changes, "applicable": False, "why_not": reason.message,
+                         "applied": {}, "crosses": []})
+            continue
         if "pricing" in changes:  # the lever buys the cluster another way: stages bought as it was stay so
             changes.update({name: base.pricing for name in ("experiment_pricing", "post_training_pricing",
                                                              "serving_pricing")

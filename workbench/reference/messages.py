@@ -177,6 +177,8 @@ WHY_NOT = {
     "wn_programme_terms": ("a programme's terms are its fleets'", "项目计划的租期由其集群（fleets）决定"),
     "wn_not_rented_term": ("the cluster is not rented for a term: it is bought {mode!m}",
                            "集群没有按期租用：以“{mode!m}”方式购买"),
+    "wn_no_fewer_terms": ("no larger cluster tried (up to {gpus:,.0f} GPUs) finishes in fewer terms: efficiency falls "
+                          "as it grows", "更大的集群（最多试到 {gpus:,.0f} 块 GPU）也无法在更少的租期内完成：规模越大效率越低"),
     "wn_one_term": ("the run already fits in one term ({mode!m})", "训练已在一个租期内完成（{mode!m}）"),
     "wn_spot_already": ("pricing is already spot", "已在使用竞价实例"),
     "wn_not_on_demand": ("the cluster is bought {mode!m}, not on demand", "集群以“{mode!m}”方式购买，不是按需"),

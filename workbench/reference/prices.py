@@ -89,14 +89,18 @@ def prices() -> pd.DataFrame:
             continue
         # a monthly rent is quoted per server and month: the row keeps it in its basis and its price per GPU-hour
         # must give it back (a month's rent typed as the hourly price would multiply the bill by 730)
-        quoted = re.match(r"listed: ([\d,]+(?:\.\d+)?) (CNY|USD) per (\d+)-GPU server-month\b", str(basis))
-        if not quoted:
+        quoted = re.match(r"listed: ([0-9]{1,3}(?:,[0-9]{3})*(?:\.[0-9]+)?|[0-9]{1,9}(?:\.[0-9]+)?) (CNY|USD) per "
+                          r"([1-9][0-9]?)-GPU server-month\b", str(basis))
+        if not quoted or not 0 < float(quoted[1].replace(",", "")) < 1e9:
             raise DataFileError(path, f"{str(basis)[:60]!r} does not quote the monthly rent (allowed: 'listed: 70,000 "
-                                "CNY per 8-GPU server-month (...) / 8 GPUs / 730.5 h')", row_number, "basis")
+                                "CNY per 8-GPU server-month (...) / 8 GPUs / 730.5 h', a rent above 0 and a server "
+                                "of 1 to 99 GPUs)", row_number, "basis")
         rent, gpus_quoted = float(quoted[1].replace(",", "")), int(quoted[3])
-        if quoted[2] != currency or not np.isfinite(gpus) or int(gpus) != gpus_quoted:
-            raise DataFileError(path, f"the basis quotes {quoted[2]} per {gpus_quoted}-GPU server; the row says "
-                                f"{currency}, {gpus:g} GPUs per instance", row_number, "currency")
+        if quoted[2] != currency:
+            raise DataFileError(path, f"the basis quotes {quoted[2]}; the row says {currency}", row_number, "currency")
+        if not np.isfinite(gpus) or int(gpus) != gpus_quoted:
+            raise DataFileError(path, f"the basis quotes a {gpus_quoted}-GPU server; the row says {gpus:g} GPUs per "
+                                "instance", row_number, "gpus_per_instance")
         if abs(price * HOURS_PER_MONTH * gpus_quoted / rent - 1) > 1e-5:
             raise DataFileError(path, f"{price:g} {currency}/GPU-h is not the quoted rent {rent:,.0f} {currency} / "
                                 f"{gpus_quoted} GPUs / {HOURS_PER_MONTH:g} h = {rent / gpus_quoted / HOURS_PER_MONTH:.8g}",

@@ -344,48 +344,54 @@ def server_month(price_per_gpu_hour: float, currency: str, gpus, lang: str = "en
 
 
 #: Rented ways of buying a cluster for a term, and the words for their term.
-_TERMS = {"monthly": (("month", "months"), "个月"), "reserved_1y": (("year", "years"), "年"),
-          "reserved_3y": (("3-year term", "3-year terms"), "个 3 年期")}
+_TERMS = {"monthly": (("month",), "个月"), "reserved_1y": (("year",), "年"), "reserved_3y": (("3-year term",), "个 3 年期")}
 
 
 def commitment_line(est: Estimate, currency: str = "USD", lang: str = "en") -> str:
     """What a cluster rented for a term is paid, as a bill reads (empty for one bought by the hour or owned):
-    ``168 GPUs (21 servers of 8) x 2 months = 2,944,178 CNY, of which 1,197,243 CNY idle``. The GPU time and the idle
-    lines of the estimate, added up; a count of GPUs that is not whole servers is said."""
+    ``168 GPUs (21 servers of 8) x 2 months = 2,940,000 CNY, of which 1,197,210 CNY idle``: its GPUs, whole terms
+    and price, and the hours of those terms the plan does not use (the cluster's alone: a stage bought another way
+    is its own commitment); the share other work takes of them is said; GPUs that are not whole servers too."""
     s, d = est.scenario, est.details
-    if s.pricing not in _TERMS or s.price_per_gpu_hour is not None and s.pricing != "monthly":
+    if s.pricing not in _TERMS:
         return ""
     terms, term_hours = float(d["cluster_terms"]), float(d["cluster_term_hours"])
     if not (np.isfinite(terms) and terms > 0):
         return ""
-    zh, n = lang == "zh", float(est.n_gpus)
-    to = rate(est, currency)
-    rent = n * terms * term_hours * float(d["price_per_gpu_hour"]) * to
-    cluster = est.lines[(est.lines["item"] == "idle committed capacity") & est.lines["stage"].isin(("pretrain", "sft"))]
-    idle = float(cluster["cost_usd"].sum()) * to
-    idle_hours = float(cluster["quantity"].sum())
+    zh, n, to = lang == "zh", float(est.n_gpus), rate(est, currency)
+    price = float(d["price_per_gpu_hour"]) * to
+    paid_hours = n * terms * term_hours
+    idle_hours = max(paid_hours - n * float(d["cluster_used_hours"]), 0.0)
+    share = float(s.commitment_other_use_share)
+    rent, idle = paid_hours * price, idle_hours * price
     per = 0
     if s.pricing == "monthly" and s.price_per_gpu_hour is None:
         row = prices.offers(s.gpu, "monthly", s.cny_per_usd)
         row = row[row["provider"] == s.provider]
         per = int(row["gpus_per_instance"].iloc[0]) if len(row) and row["gpus_per_instance"].iloc[0] > 0 else 0
     servers = n / per if per else 0.0
-    count = f"{terms:,.0f}"
+    whole = not per or servers == int(servers)
     if zh:
         head = {"monthly": "包月租用", "reserved_1y": "包年（1 年期）", "reserved_3y": "包年（3 年期）"}[s.pricing]
         text = (f"{head}：{n:,.0f} 块 GPU" + (f"（{servers:,.4g} 台 {per} 卡服务器）" if per else "")
-                + f" × {count} {_TERMS[s.pricing][1]} = {money(rent, currency, lang)}，其中闲置 {money(idle, currency, lang)}"
-                f"（{idle_hours:,.0f} GPU 小时，整期付费中未用完的部分）")
-        if per and servers != int(servers):
+                + f" × {terms:,.0f} {_TERMS[s.pricing][1]} = {money(rent, currency, lang)}，其中闲置 "
+                f"{money(idle, currency, lang)}（{idle_hours:,.0f} GPU 小时，整期付费中未用完的部分）")
+        if share > 0:
+            text += f"；其他工作预计使用其中 {share:.0%}，本方案承担 {money(idle * (1 - share), currency, lang)}"
+        if not whole:
             text += f"；{n:,.0f} 块 GPU 不是整台服务器：按台计租，请取 {per} 的倍数"
         return text
-    word = _TERMS[s.pricing][0][0 if terms == 1 else 1]
+    plural = lambda count, word: f"{count:,.4g} {word}" + ("" if count == 1 else "s")  # noqa: E731
     head = {"monthly": "Rented by the month", "reserved_1y": "Reserved for a year", "reserved_3y": "Reserved for 3 years"}
-    text = (f"{head[s.pricing]}: {n:,.0f} GPUs" + (f" ({servers:,.4g} servers of {per})" if per else "")
-            + f" x {count} {word} = {money(rent, currency, lang)}, of which {money(idle, currency, lang)} idle "
-            f"({idle_hours:,.0f} GPU-h of the terms paid and not used)")
-    if per and servers != int(servers):
-        text += f"; {n:,.0f} GPUs are not whole servers: the rent is per server, take a multiple of {per}"
+    text = (f"{head[s.pricing]}: {plural(n, 'GPU')}" + (f" ({plural(servers, 'server')} of {per})" if per else "")
+            + f" x {plural(terms, _TERMS[s.pricing][0][0])} = {money(rent, currency, lang)}, of which "
+            f"{money(idle, currency, lang)} idle ({idle_hours:,.0f} GPU-h of the terms paid and not used)")
+    if share > 0:
+        text += (f"; other work is to use {share:.0%} of them (commitment_other_use_share): the plan carries "
+                 f"{money(idle * (1 - share), currency, lang)}")
+    if not whole:
+        text += (f"; {plural(n, 'GPU')} {'is' if n == 1 else 'are'} not whole servers: the rent is per server, "
+                 f"take a multiple of {per}")
     return text
 
 
