@@ -708,8 +708,8 @@ def _cmd_prices(args) -> None:
     shown = pd.DataFrame({"provider": table["provider"], "region": table["region"].replace("", "-"),
                           "pricing": table["mode"], "billed/GPU-h": billed,
                           f"{args.currency}/GPU-h": table["display_per_gpu_hour"].map(lambda v: f"{v:,.2f}"),
-                          **({"as quoted": [f"{p * prices.HOURS_PER_MONTH * (n if n == n and n else 1):,.0f} {c}/"
-                                            f"{int(n) if n == n and n else 1}-GPU month" if m == "monthly" else ""
+                          **({"as quoted": ["{0:,.0f} {2}/{1}-GPU month".format(*prices.instance_month(p, n), c)
+                                            if m == "monthly" else ""
                                             for p, c, n, m in zip(table["price_per_gpu_hour"], table["currency"],
                                                                   table["gpus_per_instance"], table["mode"])]}
                              if (table["mode"] == "monthly").any() else {}),

@@ -363,11 +363,11 @@ def _monthly_beyond_fleets(programme, runs, figures, rows: pd.DataFrame, gpu, in
     as its workstreams' clusters hold beyond the fleets' GPUs that month, and at least enough for its hours (a
     debug environment's few GPUs); the rest of the month is a line of idle rented capacity."""
     from ..reference.prices import price_per_gpu_hour, providers_for
-    base = programme.base_scenario
-    if base.provider in providers_for(gpu, "on_demand") or not (remaining > 1e-6).any():
+    if not (remaining > 1e-6).any():
         return
     monthly = {w for w in set(rows["workstream"]) if stage_mode(runs[index_of[w]], "training") == "monthly"}
-    if not monthly:
+    base = programme.base_scenario
+    if not monthly or base.provider in providers_for(gpu, "on_demand"):  # the cheap test first: most plans
         return
     try:
         price = float(np.ravel(price_per_gpu_hour(gpu, "monthly", base.provider, base.region or "",

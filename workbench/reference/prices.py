@@ -57,6 +57,14 @@ class Quote(NamedTuple):
     region: str = ""
     as_of: str = ""  # a single row's date and confidence; empty for a price drawn from several
     confidence: str = ""
+    gpus_per_instance: float = float("nan")  # the row's instance or server (a monthly rent is quoted per server)
+
+
+def instance_month(price_per_gpu_hour, gpus_per_instance) -> tuple[float, int]:
+    """A monthly rent as quoted: (the price of a month of 730.5 h for the instance, its GPUs) [currency/month];
+    an instance of unknown size (NaN or 0) is one GPU."""
+    gpus = int(gpus_per_instance) if gpus_per_instance == gpus_per_instance and gpus_per_instance > 0 else 1
+    return float(price_per_gpu_hour) * HOURS_PER_MONTH * gpus, gpus
 
 
 @cached
@@ -323,7 +331,7 @@ def lookup(sku: str, mode: str = "on_demand", provider: str = MEDIAN, region: st
     instance = f"; {row['instance_type']}" if row.get("instance_type") else ""
     return Quote(float(row["price_per_gpu_hour"]), row["currency"],
                  f"{provider} {mode}{at}, {row['as_of']} ({row['basis']}; {row['confidence']}; {row['source']}{instance})",
-                 row["region"], row["as_of"], row["confidence"])
+                 row["region"], row["as_of"], row["confidence"], float(row["gpus_per_instance"]))
 
 
 def offers(sku: str, mode: str | None = None, cny_per_usd: float = 7.1) -> pd.DataFrame:

@@ -336,8 +336,8 @@ def age_months(as_of: str, today: datetime.date | None = None) -> int | None:
 
 def server_month(price_per_gpu_hour: float, currency: str, gpus, lang: str = "en") -> str:
     """A monthly rent as its provider quotes it: per server (``gpus`` GPUs, else per GPU) and month of 730.5 h."""
-    gpus = int(gpus) if gpus == gpus and gpus else 1  # NaN or 0: per GPU
-    amount = money(price_per_gpu_hour * prices.HOURS_PER_MONTH * gpus, currency, lang)
+    rent, gpus = prices.instance_month(price_per_gpu_hour, gpus)
+    amount = money(rent, currency, lang)
     if lang == "zh":
         return f"{amount}/{str(gpus) + ' 卡服务器' if gpus > 1 else '卡'}·月"
     return f"{amount} per {f'{gpus}-GPU server' if gpus > 1 else 'GPU'}-month"
@@ -365,10 +365,9 @@ def commitment_line(est: Estimate, currency: str = "USD", lang: str = "en") -> s
     share = float(s.commitment_other_use_share)
     rent, idle = paid_hours * price, idle_hours * price
     per = 0
-    if s.pricing == "monthly" and s.price_per_gpu_hour is None:
-        row = prices.offers(s.gpu, "monthly", s.cny_per_usd)
-        row = row[row["provider"] == s.provider]
-        per = int(row["gpus_per_instance"].iloc[0]) if len(row) and row["gpus_per_instance"].iloc[0] > 0 else 0
+    if s.pricing == "monthly" and s.price_per_gpu_hour is None:  # the rent is quoted per server of this size
+        size = prices.lookup(s.gpu, "monthly", s.provider, s.region or "").gpus_per_instance
+        per = int(size) if size == size and size > 0 else 0
     servers = n / per if per else 0.0
     whole = not per or servers == int(servers)
     if zh:
@@ -445,10 +444,7 @@ def price_line(est: Estimate, currency: str = "USD", lang: str = "en") -> tuple[
         whose = choice_label("provider", s.provider, lang) + (
             f" {region_label(quote.region, lang, s.provider)}" if quote.region else "")
         if s.pricing == "monthly":  # rented by the month: the rent as quoted, per server
-            row = prices.offers(s.gpu, "monthly", s.cny_per_usd)
-            row = row[(row["provider"] == s.provider) & (row["region"] == quote.region)]
-            if len(row):
-                text = f"{server_month(quote.price, quote.currency, row['gpus_per_instance'].iloc[0], lang)} = {text}"
+            text = f"{server_month(quote.price, quote.currency, quote.gpus_per_instance, lang)} = {text}"
         if quote.as_of:
             date = ("无日期" if zh else "undated") if quote.as_of == "undated" else quote.as_of
             months = age_months(quote.as_of)
